@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# fscrypt for btrfs: the kernel patch series and its test harness.
+# "make help" lists the targets; docs/testing.md explains them.
+
+ARCHES := x86_64 arm64
+CASES ?=
+SUITES ?=
+export CASES SUITES
+
+.PHONY: help deps tree export lint kunit integration test demo shell clean distclean \
+	$(addprefix build-,$(ARCHES)) $(addprefix kunit-,$(ARCHES))
+
+help:
+	@echo "make test         lint + KUnit (x86_64, arm64) + integration: what CI runs"
+	@echo "make demo         boot the patched kernel in QEMU on a fresh btrfs image"
+	@echo "make deps         install the Debian packages needed (apt-get, as root)"
+	@echo "make tree         extract linux-source into build/linux and apply patches/"
+	@echo "make export       write build/linux's commits back into patches/ and kunit/"
+	@echo "make lint         checkpatch --strict, SPDX tags, reproducible export"
+	@echo "make kunit        KUnit on both architectures (kunit-x86_64, kunit-arm64)"
+	@echo "make integration  the integration cases in QEMU (CASES=name,... to pick)"
+	@echo "make shell        a shell in the integration guest"
+
+deps:
+	@tools/deps
+
+tree: deps
+	@tools/prepare-tree
+
+export:
+	@tools/export-series
+
+lint: tree
+	@tools/lint
+
+build-%: tree
+	@tools/kernel build $*
+
+kunit-%: build-%
+	@tools/kernel kunit $*
+
+kunit: $(addprefix kunit-,$(ARCHES))
+
+integration: build-x86_64
+	@tools/integration x86_64 run
+
+test: lint kunit integration
+	@tools/summary
+
+demo: build-x86_64
+	@tools/integration x86_64 demo
+
+shell: build-x86_64
+	@tools/integration x86_64 shell
+
+build/tools/fscrypt-ioctl: tools/fscrypt-ioctl.c
+	@mkdir -p $(@D)
+	gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
+
+# Keeps build/linux and the kernel build folders (incremental builds).
+clean:
+	rm -rf build/integration-* build/tools
+
+distclean:
+	rm -rf build

@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Command-line wrapper around the fscrypt ioctls for filesystem tests run from
+ * shell scripts.  Failures name the errno so tests can assert on exact errors.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include <linux/fscrypt.h>
+
+#ifndef FSCRYPT_MODE_AES_256_HCTR2
+#define FSCRYPT_MODE_AES_256_HCTR2	10
+#endif
+
+#define __noreturn	__attribute__((noreturn))
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define MAX_POSITIONAL	2
+#define MAX_OPTIONS	8
+
+static const char *progname = "fscrypt-ioctl";
+static bool print_errno;
+
+struct name_value {
+	const char *name;
+	unsigned int value;
+};
+
+static const struct name_value modes[] = {
+	{ "aes-256-xts", FSCRYPT_MODE_AES_256_XTS },
+	{ "aes-256-cts", FSCRYPT_MODE_AES_256_CTS },
+	{ "aes-128-cbc", FSCRYPT_MODE_AES_128_CBC },
+	{ "aes-128-cts", FSCRYPT_MODE_AES_128_CTS },
+	{ "adiantum", FSCRYPT_MODE_ADIANTUM },
+	{ "aes-256-hctr2", FSCRYPT_MODE_AES_256_HCTR2 },
+};
+
+static const struct name_value policy_flags[] = {
+	{ "direct_key", FSCRYPT_POLICY_FLAG_DIRECT_KEY },
+	{ "iv_ino_lblk_64", FSCRYPT_POLICY_FLAG_IV_INO_LBLK_64 },
+	{ "iv_ino_lblk_32", FSCRYPT_POLICY_FLAG_IV_INO_LBLK_32 },
+};
+
+static const struct name_value key_statuses[] = {
+	{ "absent", FSCRYPT_KEY_STATUS_ABSENT },
+	{ "present", FSCRYPT_KEY_STATUS_PRESENT },
+	{ "incompletely removed", FSCRYPT_KEY_STATUS_INCOMPLETELY_REMOVED },
+};
+
+/* FSCRYPT_POLICY_FLAGS_PAD_N encodes log2(N) - 2. */
+static const struct name_value paddings[] = {
+	{ "4", FSCRYPT_POLICY_FLAGS_PAD_4 },
+	{ "8", FSCRYPT_POLICY_FLAGS_PAD_8 },
+	{ "16", FSCRYPT_POLICY_FLAGS_PAD_16 },
+	{ "32", FSCRYPT_POLICY_FLAGS_PAD_32 },
+};
+
+static const char usage_text[] =
+	"Usage: %s [--print-errno] COMMAND [ARGS...]\n"
+	"\n"
+	"Commands:\n"
+	"  set-policy DIR KEYSPEC [--contents=MODE] [--filenames=MODE]\n"
+	"             [--flags=LIST] [--padding=4|8|16|32] [--version=N]\n"
+	"  get-policy PATH          (FS_IOC_GET_ENCRYPTION_POLICY_EX)\n"
+	"  get-policy-v1 PATH       (FS_IOC_GET_ENCRYPTION_POLICY)\n"
+	"  add-key MNT [--hex=HEX] [--v1-descriptor=16HEX]\n"
+	"  remove-key MNT KEYSPEC [--all-users]\n"
+	"  key-status MNT KEYSPEC\n"
+	"  get-nonce FILE\n"
+	"  get-flags FILE\n"
+	"  help\n"
+	"\n"
+	"KEYSPEC is a 32-hex-digit v2 key identifier or a 16-hex-digit v1 descriptor.\n"
+	"MODE: aes-256-xts, aes-256-cts, aes-128-cbc, aes-128-cts, adiantum,\n"
+	"      aes-256-hctr2 (defaults: aes-256-xts contents, aes-256-cts filenames)\n"
+	"LIST: comma-separated direct_key, iv_ino_lblk_64, iv_ino_lblk_32, or none\n"
+	"--version=N stores a raw policy version byte (0-255), valid or not.\n"
+	"add-key reads the raw key (1-64 bytes) from stdin unless --hex is given.\n"
+	"--print-errno: when a syscall fails, also print its errno name on stdout.\n";
+
+static void __noreturn __printf(1, 2) usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n\n");
+	fprintf(stderr, usage_text, progname);
+	exit(2);
+}
+
+/* Exactly one line on stderr, so test logs stay greppable. */
+static int report_syscall_error(const char *what, const char *path, int err)
+{
+	const char *name = strerrorname_np(err);
+
+	if (!name)
+		name = "EUNKNOWN";
+	fprintf(stderr, "%s: %s on %s: %s (%s)\n", progname, what, path,
+		strerror(err), name);
+	if (print_errno)
+		printf("%s\n", name);
+	return 1;
+}
+
+static int path_ioctl_named(const char *path, unsigned long request,
+			    const char *request_name, void *arg)
+{
+	int fd, ret, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return report_syscall_error("open", path, errno);
+	ret = ioctl(fd, request, arg);
+	err = errno;
+	close(fd);
+	return ret < 0 ? report_syscall_error(request_name, path, err) : 0;
+}
+
+/* Stringify the request so error messages name the exact ioctl used. */
+#define path_ioctl(path, request, arg) \
+	path_ioctl_named(path, request, #request, arg)
+
+/* Takes a length so that items of a comma-separated list can be looked up. */
+static int name_to_value(const struct name_value *table, size_t n,
+			 const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strlen(table[i].name) == len && !strncmp(table[i].name, name, len))
+			return (int)table[i].value;
+	return -1;
+}
+
+static int hex_digit_value(char c)
+{
+	static const char digits[] = "0123456789abcdef";
+	const char *p = c ? strchr(digits, c | 0x20) : NULL;
+
+	return p ? (int)(p - digits) : -1;
+}
+
+/* Succeeds only if @hex is exactly 2 * @len hex digits. */
+static bool parse_hex(const char *hex, __u8 *out, size_t len)
+{
+	size_t i;
+
+	if (strlen(hex) != 2 * len)
+		return false;
+	for (i = 0; i < len; i++) {
+		int hi = hex_digit_value(hex[2 * i]);
+		int lo = hex_digit_value(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return false;
+		out[i] = (__u8)(hi << 4 | lo);
+	}
+	return true;
+}
+
+static void print_hex_line(const __u8 *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		printf("%02x", buf[i]);
+	putchar('\n');
+}
+
+static void parse_keyspec(const char *str, struct fscrypt_key_specifier *spec)
+{
+	memset(spec, 0, sizeof(*spec));
+	if (parse_hex(str, spec->u.identifier, FSCRYPT_KEY_IDENTIFIER_SIZE))
+		spec->type = FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER;
+	else if (parse_hex(str, spec->u.descriptor, FSCRYPT_KEY_DESCRIPTOR_SIZE))
+		spec->type = FSCRYPT_KEY_SPEC_TYPE_DESCRIPTOR;
+	else
+		usage_error("invalid KEYSPEC '%s': need 32 or 16 hex digits", str);
+}
+
+static __u8 parse_named(const struct name_value *table, size_t n,
+			const char *what, const char *name)
+{
+	int value = name_to_value(table, n, name, strlen(name));
+
+	if (value < 0)
+		usage_error("unknown %s '%s'", what, name);
+	return (__u8)value;
+}
+
+#define PARSE_NAMED(table, what, name) \
+	parse_named(table, ARRAY_SIZE(table), what, name)
+
+static void print_named(const char *prefix, const struct name_value *table,
+			size_t n, unsigned int value)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (table[i].value == value) {
+			printf("%s%s\n", prefix, table[i].name);
+			return;
+		}
+	}
+	printf("%sunknown(%u)\n", prefix, value);
+}
+
+#define PRINT_NAMED(prefix, table, value) \
+	print_named(prefix, table, ARRAY_SIZE(table), value)
+
+static __u8 parse_flag_list(const char *list)
+{
+	__u8 flags = 0;
+
+	while (*list) {
+		size_t len = strcspn(list, ",");
+		int flag = name_to_value(policy_flags, ARRAY_SIZE(policy_flags),
+					 list, len);
+
+		if (flag >= 0)
+			flags |= (__u8)flag;
+		else if (len != 4 || strncmp(list, "none", 4))
+			usage_error("unknown policy flag at '%s'", list);
+		list += len;
+		if (*list == ',')
+			list++;
+	}
+	return flags;
+}
+
+static __u8 parse_byte(const char *str)
+{
+	char *end;
+	unsigned long val;
+
+	errno = 0;
+	val = strtoul(str, &end, 0);
+	if (errno || end == str || *end || str[0] == '-' || val > 255)
+		usage_error("'%s' is not a number from 0 to 255", str);
+	return (__u8)val;
+}
+
+/* The padding bits are not flags in the usual sense; they get their own line. */
+static void print_policy_flags(__u8 flags)
+{
+	const char *sep = "";
+	size_t i;
+
+	flags &= (__u8)~FSCRYPT_POLICY_FLAGS_PAD_MASK;
+	printf("flags %s", flags ? "" : "none");
+	for (i = 0; i < ARRAY_SIZE(policy_flags); i++) {
+		if (flags & policy_flags[i].value) {
+			printf("%s%s", sep, policy_flags[i].name);
+			sep = ",";
+			flags &= (__u8)~policy_flags[i].value;
+		}
+	}
+	if (flags)
+		printf("%s0x%02x", sep, flags);
+	putchar('\n');
+}
+
+/* v1 and v2 policies share their first four bytes, so print from those. */
+static void print_policy(const __u8 *head, const __u8 *key, size_t key_len)
+{
+	printf("version %u\n", head[0]);
+	PRINT_NAMED("contents ", modes, head[1]);
+	PRINT_NAMED("filenames ", modes, head[2]);
+	print_policy_flags(head[3]);
+	printf("padding %u\n", 4u << (head[3] & FSCRYPT_POLICY_FLAGS_PAD_MASK));
+	printf("key ");
+	print_hex_line(key, key_len);
+}
+
+struct cmd_args {
+	const char *pos[MAX_POSITIONAL];
+	int npos;
+	const char *opts[MAX_OPTIONS];
+	int nopts;
+};
+
+/* Matches "@name=VALUE" and points @val at VALUE. */
+static bool match_option(const char *opt, const char *name, const char **val)
+{
+	size_t len = strlen(name);
+
+	if (strncmp(opt, name, len) || opt[len] != '=')
+		return false;
+	*val = opt + len + 1;
+	return true;
+}
+
+static int cmd_set_policy(const struct cmd_args *args)
+{
+	/* A union, so that a bogus --version can't make the kernel read past it. */
+	union {
+		struct fscrypt_policy_v1 v1;
+		struct fscrypt_policy_v2 v2;
+	} policy;
+	struct fscrypt_key_specifier spec;
+	__u8 contents = FSCRYPT_MODE_AES_256_XTS;
+	__u8 filenames = FSCRYPT_MODE_AES_256_CTS;
+	__u8 flags = 0, padding = FSCRYPT_POLICY_FLAGS_PAD_32;
+	int i, version = -1;
+	const char *val;
+
+	parse_keyspec(args->pos[1], &spec);
+	for (i = 0; i < args->nopts; i++) {
+		const char *opt = args->opts[i];
+
+		if (match_option(opt, "--contents", &val))
+			contents = PARSE_NAMED(modes, "mode", val);
+		else if (match_option(opt, "--filenames", &val))
+			filenames = PARSE_NAMED(modes, "mode", val);
+		else if (match_option(opt, "--flags", &val))
+			flags = parse_flag_list(val);
+		else if (match_option(opt, "--padding", &val))
+			padding = PARSE_NAMED(paddings, "padding", val);
+		else if (match_option(opt, "--version", &val))
+			version = parse_byte(val);
+		else
+			usage_error("set-policy: unknown option '%s'", opt);
+	}
+
+	memset(&policy, 0, sizeof(policy));
+	if (spec.type == FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER) {
+		policy.v2.version = FSCRYPT_POLICY_V2;
+		memcpy(policy.v2.master_key_identifier, spec.u.identifier,
+		       FSCRYPT_KEY_IDENTIFIER_SIZE);
+	} else {
+		policy.v1.version = FSCRYPT_POLICY_V1;
+		memcpy(policy.v1.master_key_descriptor, spec.u.descriptor,
+		       FSCRYPT_KEY_DESCRIPTOR_SIZE);
+	}
+	policy.v1.contents_encryption_mode = contents;
+	policy.v1.filenames_encryption_mode = filenames;
+	policy.v1.flags = flags | padding;
+	if (version >= 0)
+		policy.v1.version = (__u8)version;
+	return path_ioctl(args->pos[0], FS_IOC_SET_ENCRYPTION_POLICY, &policy);
+}
+
+static int cmd_get_policy(const struct cmd_args *args)
+{
+	struct fscrypt_get_policy_ex_arg arg;
+	const __u8 *head = (const __u8 *)&arg.policy;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.policy_size = sizeof(arg.policy);
+	if (path_ioctl(args->pos[0], FS_IOC_GET_ENCRYPTION_POLICY_EX, &arg))
+		return 1;
+	if (arg.policy.version == FSCRYPT_POLICY_V1) {
+		print_policy(head, arg.policy.v1.master_key_descriptor,
+			     FSCRYPT_KEY_DESCRIPTOR_SIZE);
+	} else if (arg.policy.version == FSCRYPT_POLICY_V2) {
+		print_policy(head, arg.policy.v2.master_key_identifier,
+			     FSCRYPT_KEY_IDENTIFIER_SIZE);
+	} else {
+		fprintf(stderr, "%s: %s: unrecognized policy version %u\n",
+			progname, args->pos[0], arg.policy.version);
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_get_policy_v1(const struct cmd_args *args)
+{
+	struct fscrypt_policy_v1 policy;
+
+	memset(&policy, 0, sizeof(policy));
+	if (path_ioctl(args->pos[0], FS_IOC_GET_ENCRYPTION_POLICY, &policy))
+		return 1;
+	print_policy((const __u8 *)&policy, policy.master_key_descriptor,
+		     FSCRYPT_KEY_DESCRIPTOR_SIZE);
+	return 0;
+}
+
+/* Reads one byte beyond @max (the buffer must allow it) to catch long keys. */
+static __u32 read_key_from_stdin(__u8 *buf, size_t max)
+{
+	size_t len = fread(buf, 1, max + 1, stdin);
+
+	if (ferror(stdin))
+		exit(report_syscall_error("read", "stdin", errno));
+	if (len == 0 || len > max)
+		usage_error("key on stdin must be 1 to %zu bytes", max);
+	return (__u32)len;
+}
+
+static __u32 parse_key_hex(const char *hex, __u8 *buf, size_t max)
+{
+	size_t len = strlen(hex) / 2;
+
+	if (len == 0 || len > max || !parse_hex(hex, buf, len))
+		usage_error("--hex needs an even number (2 to %zu) of hex digits",
+			    2 * max);
+	return (__u32)len;
+}
+
+static int cmd_add_key(const struct cmd_args *args)
+{
+	/* Gives the flexible raw[] array room for a key, plus one probe byte. */
+	union {
+		struct fscrypt_add_key_arg arg;
+		__u8 buf[sizeof(struct fscrypt_add_key_arg) + FSCRYPT_MAX_KEY_SIZE + 1];
+	} u;
+	struct fscrypt_add_key_arg *arg = &u.arg;
+	const char *hex = NULL, *val;
+	int i, ret;
+
+	memset(&u, 0, sizeof(u));
+	arg->key_spec.type = FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER;
+	for (i = 0; i < args->nopts; i++) {
+		const char *opt = args->opts[i];
+
+		if (match_option(opt, "--hex", &val)) {
+			hex = val;
+		} else if (match_option(opt, "--v1-descriptor", &val)) {
+			if (!parse_hex(val, arg->key_spec.u.descriptor,
+				       FSCRYPT_KEY_DESCRIPTOR_SIZE))
+				usage_error("--v1-descriptor needs 16 hex digits");
+			arg->key_spec.type = FSCRYPT_KEY_SPEC_TYPE_DESCRIPTOR;
+		} else {
+			usage_error("add-key: unknown option '%s'", opt);
+		}
+	}
+
+	if (hex)
+		arg->raw_size = parse_key_hex(hex, arg->raw, FSCRYPT_MAX_KEY_SIZE);
+	else
+		arg->raw_size = read_key_from_stdin(arg->raw, FSCRYPT_MAX_KEY_SIZE);
+	ret = path_ioctl(args->pos[0], FS_IOC_ADD_ENCRYPTION_KEY, arg);
+	/* Master keys shouldn't outlive their use, even in a test tool. */
+	explicit_bzero(arg->raw, FSCRYPT_MAX_KEY_SIZE + 1);
+	if (!ret && arg->key_spec.type == FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER)
+		print_hex_line(arg->key_spec.u.identifier, FSCRYPT_KEY_IDENTIFIER_SIZE);
+	return ret;
+}
+
+static int cmd_remove_key(const struct cmd_args *args)
+{
+	struct fscrypt_remove_key_arg arg;
+	const char *path = args->pos[0];
+	int i, ret;
+
+	for (i = 0; i < args->nopts; i++)
+		if (strcmp(args->opts[i], "--all-users"))
+			usage_error("remove-key: unknown option '%s'", args->opts[i]);
+	memset(&arg, 0, sizeof(arg));
+	parse_keyspec(args->pos[1], &arg.key_spec);
+	if (args->nopts)
+		ret = path_ioctl(path, FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS, &arg);
+	else
+		ret = path_ioctl(path, FS_IOC_REMOVE_ENCRYPTION_KEY, &arg);
+	if (ret)
+		return ret;
+	if (!arg.removal_status_flags)
+		printf("removed\n");
+	if (arg.removal_status_flags & FSCRYPT_KEY_REMOVAL_STATUS_FLAG_FILES_BUSY)
+		printf("files still busy\n");
+	if (arg.removal_status_flags & FSCRYPT_KEY_REMOVAL_STATUS_FLAG_OTHER_USERS)
+		printf("other users\n");
+	return 0;
+}
+
+static int cmd_key_status(const struct cmd_args *args)
+{
+	struct fscrypt_get_key_status_arg arg;
+
+	memset(&arg, 0, sizeof(arg));
+	parse_keyspec(args->pos[1], &arg.key_spec);
+	if (path_ioctl(args->pos[0], FS_IOC_GET_ENCRYPTION_KEY_STATUS, &arg))
+		return 1;
+	PRINT_NAMED("", key_statuses, arg.status);
+	printf("users %u\n", arg.user_count);
+	printf("added-by-self %s\n",
+	       arg.status_flags & FSCRYPT_KEY_STATUS_FLAG_ADDED_BY_SELF ? "yes" : "no");
+	return 0;
+}
+
+static int cmd_get_nonce(const struct cmd_args *args)
+{
+	__u8 nonce[16];
+
+	if (path_ioctl(args->pos[0], FS_IOC_GET_ENCRYPTION_NONCE, nonce))
+		return 1;
+	print_hex_line(nonce, sizeof(nonce));
+	return 0;
+}
+
+static int cmd_get_flags(const struct cmd_args *args)
+{
+	/* The kernel copies an int, despite the "long" in the ioctl number. */
+	int flags = 0;
+
+	if (path_ioctl(args->pos[0], FS_IOC_GETFLAGS, &flags))
+		return 1;
+	printf("flags 0x%x%s\n", (unsigned int)flags,
+	       flags & FS_ENCRYPT_FL ? " encrypt" : "");
+	return 0;
+}
+
+static const struct command {
+	const char *name;
+	int (*fn)(const struct cmd_args *args);
+	int npos;
+	bool takes_options;
+} commands[] = {
+	{ "set-policy", cmd_set_policy, 2, true },
+	{ "get-policy", cmd_get_policy, 1, false },
+	{ "get-policy-v1", cmd_get_policy_v1, 1, false },
+	{ "add-key", cmd_add_key, 1, true },
+	{ "remove-key", cmd_remove_key, 2, true },
+	{ "key-status", cmd_key_status, 2, false },
+	{ "get-nonce", cmd_get_nonce, 1, false },
+	{ "get-flags", cmd_get_flags, 1, false },
+};
+
+/* Options may come anywhere after the command, mixed with positionals. */
+static int run_command(const struct command *cmd, int argc, char **argv)
+{
+	struct cmd_args args = { .npos = 0 };
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if (!strncmp(argv[i], "--", 2)) {
+			if (!cmd->takes_options || args.nopts == MAX_OPTIONS)
+				usage_error("%s: unexpected option '%s'", cmd->name, argv[i]);
+			args.opts[args.nopts++] = argv[i];
+		} else {
+			if (args.npos == cmd->npos)
+				usage_error("%s: unexpected argument '%s'", cmd->name, argv[i]);
+			args.pos[args.npos++] = argv[i];
+		}
+	}
+	if (args.npos != cmd->npos)
+		usage_error("%s: expected %d argument(s), got %d", cmd->name,
+			    cmd->npos, args.npos);
+	return cmd->fn(&args);
+}
+
+int main(int argc, char **argv)
+{
+	int argi = 1;
+	size_t i;
+
+	for (; argi < argc && argv[argi][0] == '-'; argi++) {
+		if (!strcmp(argv[argi], "--help") || !strcmp(argv[argi], "-h")) {
+			printf(usage_text, progname);
+			return 0;
+		}
+		if (strcmp(argv[argi], "--print-errno"))
+			usage_error("unknown global option '%s'", argv[argi]);
+		print_errno = true;
+	}
+	if (argi >= argc)
+		usage_error("no command given");
+	if (!strcmp(argv[argi], "help")) {
+		printf(usage_text, progname);
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(commands[i].name, argv[argi]))
+			return run_command(&commands[i], argc - argi - 1, argv + argi + 1);
+	usage_error("unknown command '%s'", argv[argi]);
+}
