@@ -5,7 +5,7 @@
 . /lib/test.sh
 
 step "ext4 without the encrypt feature refuses policies with EOPNOTSUPP"
-mke2fs -q -F -t ext4 "$DISK2"
+/sbin/mke2fs -q -F -t ext4 "$DISK2"
 mkdir -p /mnt/ext4
 mount -t ext4 "$DISK2" /mnt/ext4
 mkdir /mnt/ext4/d
@@ -13,7 +13,7 @@ expect_errno EOPNOTSUPP set-policy /mnt/ext4/d 00112233445566778899aabbccddeeff
 umount /mnt/ext4
 
 step "ext4 with the encrypt feature"
-mke2fs -q -F -t ext4 -O encrypt "$DISK2"
+/sbin/mke2fs -q -F -t ext4 -O encrypt "$DISK2"
 mount -t ext4 "$DISK2" /mnt/ext4
 head -c 64 /dev/urandom >/tmp/key
 keyid=$(fscrypt-ioctl add-key /mnt/ext4 </tmp/key)
