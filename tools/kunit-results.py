@@ -12,11 +12,15 @@ import sys
 
 
 def walk(group, suite=None):
-    """Yield (suite, test, status) for every test case in a result tree."""
+    """Yield (suite, test, status) for every test case in a result tree.
+
+    The root's sub-groups are suites; deeper groups are parameterised tests,
+    whose cases belong to the suite above them.
+    """
     for case in group.get("test_cases", []):
         yield suite or group["name"], case["name"], case["status"]
     for sub in group.get("sub_groups", []):
-        yield from walk(sub, sub["name"])
+        yield from walk(sub, suite or sub["name"])
 
 
 def main():
