@@ -8,8 +8,12 @@ CASES ?=
 SUITES ?=
 export CASES SUITES
 
+BUILDS := $(addprefix build-,$(ARCHES))
+KUNITS := $(addprefix kunit-,$(ARCHES))
+
+# Static pattern rules: make never applies implicit rules to .PHONY targets.
 .PHONY: help deps tree export lint kunit integration test demo shell clean distclean \
-	$(addprefix build-,$(ARCHES)) $(addprefix kunit-,$(ARCHES))
+	$(BUILDS) $(KUNITS)
 
 help:
 	@echo "make test         lint + KUnit (x86_64, arm64) + integration: what CI runs"
@@ -34,13 +38,13 @@ export:
 lint: tree
 	@tools/lint
 
-build-%: tree
+$(BUILDS): build-%: tree
 	@tools/kernel build $*
 
-kunit-%: build-%
+$(KUNITS): kunit-%: build-%
 	@tools/kernel kunit $*
 
-kunit: $(addprefix kunit-,$(ARCHES))
+kunit: $(KUNITS)
 
 integration: build-x86_64
 	@tools/integration x86_64 run

@@ -22,7 +22,10 @@ tree_kernel_version() {
 
 # git in the kernel tree with a fixed committer, so that applying the same
 # series always gives the same commits.
+# The user's git configuration (am.threeWay, format.*, diff.*) must not change
+# what is applied or exported.
 tree_git() {
+	GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
 	GIT_COMMITTER_NAME="btrfs-fscrypt series" \
 	GIT_COMMITTER_EMAIL="series@btrfs-fscrypt.invalid" \
 	GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
