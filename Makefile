@@ -6,7 +6,8 @@
 ARCHES := x86_64 arm64
 CASES ?=
 SUITES ?=
-export CASES SUITES
+KASAN ?= 0
+export CASES SUITES KASAN
 
 BUILDS := $(addprefix build-,$(ARCHES))
 KUNITS := $(addprefix kunit-,$(ARCHES))

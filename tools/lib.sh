@@ -39,3 +39,12 @@ kernel_image() {
 	arm64)	echo arch/arm64/boot/Image.gz ;;
 	esac
 }
+
+# The kernel build folder of an architecture; KASAN=1 kernels have their own.
+kernel_build_dir() {
+	if [ "${KASAN:-0}" = 1 ]; then
+		echo "$top/build/kernel-$1-kasan"
+	else
+		echo "$top/build/kernel-$1"
+	fi
+}
