@@ -3,6 +3,7 @@
 """Check a kunit.py JSON result: every test passed, and every suite of ours ran.
 
 usage: kunit-results.py RESULT.json ARCH [OUR_SUITE...]
+       kunit-results.py --counts RESULT.json
 Environment: SUITES=glob limits which of our suites are expected to run.
 """
 import fnmatch
@@ -23,7 +24,17 @@ def walk(group, suite=None):
         yield from walk(sub, suite or sub["name"])
 
 
+def print_counts(path):
+    """For tools/summary: "PASSED FAILED" of a result file."""
+    with open(path) as f:
+        statuses = [st for _, _, st in walk(json.load(f))]
+    print(statuses.count("PASS"), statuses.count("FAIL") + statuses.count("ERROR"))
+    return 0
+
+
 def main():
+    if sys.argv[1] == "--counts":
+        return print_counts(sys.argv[2])
     path, arch, ours = sys.argv[1], sys.argv[2], sys.argv[3:]
     glob = os.environ.get("SUITES")
     if glob:
