@@ -17,6 +17,7 @@
 
 #include <kunit/test.h>
 #include <crypto/sha2.h>
+#include <crypto/skcipher.h>
 #include <linux/ktime.h>
 #include <linux/pagemap.h>
 #include <linux/vmstat.h>
@@ -523,7 +524,10 @@ static void test_adiantum_block(struct kunit *test)
 	fscrypt_put_extent_info(ei);
 }
 
-/* The last block index an extent can have is accepted, one more is not */
+/*
+ * The last block index an extent can have works both ways.  (One more is a
+ * caller bug: it warns, so it is not exercised here.)
+ */
 static void test_block_index_limit(struct kunit *test)
 {
 	struct super_block *sb = kt_sb(test, &kt_extent_cop);
@@ -538,10 +542,177 @@ static void test_block_index_limit(struct kunit *test)
 						    FSCRYPT_EXTENT_MAX_INDEX,
 						    GFP_NOFS);
 	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_NE(test, memcmp(page_address(page),
+				     page_address(kt_plaintext_page(test)),
+				     KT_BLOCK_SIZE), 0);
 	err = fscrypt_decrypt_extent_blocks(ei, page, KT_BLOCK_SIZE, 0,
 					    FSCRYPT_EXTENT_MAX_INDEX);
 	KUNIT_EXPECT_EQ(test, err, 0);
+	KT_EXPECT_BYTES(test, page_address(page),
+			page_address(kt_plaintext_page(test)), KT_BLOCK_SIZE);
 	fscrypt_put_extent_info(ei);
+}
+
+/* ---- extent infos prepared for a file, as a filesystem gets them ---- */
+
+/*
+ * A master key as FS_IOC_ADD_ENCRYPTION_KEY leaves it for M, with one active
+ * reference for the secret and one for the file's key setup.
+ */
+static struct fscrypt_master_key *kt_master_key(struct kunit *test,
+						struct super_block *sb)
+{
+	struct fscrypt_master_key *mk;
+
+	mk = kunit_kzalloc(test, sizeof(*mk), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mk);
+	mk->mk_sb = sb;
+	init_rwsem(&mk->mk_sem);
+	refcount_set(&mk->mk_active_refs, 2);
+	refcount_set(&mk->mk_struct_refs, 1);
+	kt_init_hkdf(test, &mk->mk_secret.hkdf);
+	mk->mk_secret.size = 64;
+	return mk;
+}
+
+/* An encrypted regular file whose key is set up with @mk */
+static struct inode *kt_keyed_file(struct kunit *test, struct super_block *sb,
+				   struct fscrypt_master_key *mk, u8 mode,
+				   u8 flags)
+{
+	struct fscrypt_policy_v2 policy = {
+		.version = FSCRYPT_POLICY_V2,
+		.contents_encryption_mode = mode,
+		.filenames_encryption_mode = mode == FSCRYPT_MODE_ADIANTUM ?
+			FSCRYPT_MODE_ADIANTUM : FSCRYPT_MODE_AES_256_CTS,
+		.flags = flags,
+	};
+	struct inode *inode = kt_inode(test, sb, S_IFREG, true);
+	struct fscrypt_info *ci;
+
+	memcpy(policy.master_key_identifier, kt_key_id, sizeof(kt_key_id));
+	ci = kt_set_info(test, inode, &policy, kt_nonce_nc);
+	ci->ci_master_key = mk;
+	return inode;
+}
+
+static void kt_make_context(u8 *ctx, u8 mode, u8 flags, const u8 *nonce)
+{
+	ctx[0] = FSCRYPT_EXTENT_CONTEXT_V1;
+	ctx[1] = mode;
+	ctx[2] = flags;
+	memcpy(&ctx[3], kt_key_id, FSCRYPT_KEY_IDENTIFIER_SIZE);
+	memcpy(&ctx[3 + FSCRYPT_KEY_IDENTIFIER_SIZE], nonce, 16);
+}
+
+/*
+ * The whole path of a plain v2 file: load an extent's context, derive its key
+ * from the master key, encrypt, compare with the known answer.
+ */
+static void test_load_per_extent_key(struct kunit *test)
+{
+	struct super_block *sb = kt_sb(test, &kt_extent_cop);
+	struct fscrypt_master_key *mk = kt_master_key(test, sb);
+	struct inode *inode = kt_keyed_file(test, sb, mk,
+					    FSCRYPT_MODE_AES_256_XTS, 0);
+	struct fscrypt_extent_info *ei, *fresh;
+	u8 ctx[35];
+
+	kt_make_context(ctx, FSCRYPT_MODE_AES_256_XTS, 0, kt_nonce_na);
+	ei = fscrypt_load_extent_info(inode, ctx, sizeof(ctx));
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(ei), "error %ld", PTR_ERR(ei));
+	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 3);
+	kt_check_block(test, ei, 5, kat_xts_ct_head, kat_xts_ct_sha256);
+
+	/* A new extent gets a nonce of its own, hence another key */
+	fresh = fscrypt_new_extent_info(inode);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(fresh), "error %ld",
+			       PTR_ERR(fresh));
+	KUNIT_EXPECT_NE(test, memcmp(fresh->nonce, kt_nonce_na, 16), 0);
+	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 4);
+
+	fscrypt_put_extent_info(fresh);
+	fscrypt_put_extent_info(ei);
+	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 2);
+	fscrypt_destroy_hkdf(&mk->mk_secret.hkdf);
+}
+
+/* The same for DIRECT_KEY: the file's per-mode key, the nonce in the IV */
+static void test_load_direct_key(struct kunit *test)
+{
+	struct super_block *sb = kt_sb(test, &kt_extent_cop);
+	struct fscrypt_master_key *mk = kt_master_key(test, sb);
+	struct inode *inode = kt_keyed_file(test, sb, mk, FSCRYPT_MODE_ADIANTUM,
+					    FSCRYPT_POLICY_FLAG_DIRECT_KEY);
+	struct fscrypt_info *ci = inode->i_crypt_info;
+	struct crypto_skcipher *tfm;
+	struct fscrypt_extent_info *ei;
+	u8 ctx[35];
+
+	tfm = fscrypt_allocate_skcipher(ci->ci_mode, kat_direct_key_adiantum,
+					inode);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(tfm));
+	ci->ci_enc_key.tfm = tfm;
+
+	kt_make_context(ctx, FSCRYPT_MODE_ADIANTUM,
+			FSCRYPT_POLICY_FLAG_DIRECT_KEY, kt_nonce_nb);
+	ei = fscrypt_load_extent_info(inode, ctx, sizeof(ctx));
+	KUNIT_EXPECT_FALSE_MSG(test, IS_ERR(ei), "error %ld", PTR_ERR(ei));
+	if (!IS_ERR(ei)) {
+		KUNIT_EXPECT_PTR_EQ(test, ei->key.tfm, tfm);
+		kt_check_block(test, ei, 7, kat_adiantum_ct_head,
+			       kat_adiantum_ct_sha256);
+		fscrypt_put_extent_info(ei);
+	}
+	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 2);
+	crypto_free_skcipher(tfm);
+	fscrypt_destroy_hkdf(&mk->mk_secret.hkdf);
+}
+
+/* Contexts that do not belong to the file, and keys that are gone */
+static void test_load_refused(struct kunit *test)
+{
+	struct super_block *sb = kt_sb(test, &kt_extent_cop);
+	struct fscrypt_master_key *mk = kt_master_key(test, sb);
+	struct inode *inode = kt_keyed_file(test, sb, mk,
+					    FSCRYPT_MODE_AES_256_XTS, 0);
+	struct inode *locked = kt_inode(test, sb, S_IFREG, true);
+	u8 ctx[36];
+
+	kt_make_context(ctx, FSCRYPT_MODE_AES_256_XTS, 0, kt_nonce_na);
+	ctx[35] = 0;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(inode, ctx, 34)),
+			-EUCLEAN);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(inode, ctx, 36)),
+			-EUCLEAN);
+	ctx[0] = 2;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(inode, ctx, 35)),
+			-EUCLEAN);
+	kt_make_context(ctx, FSCRYPT_MODE_ADIANTUM, 0, kt_nonce_na);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(inode, ctx, 35)),
+			-EUCLEAN);
+	kt_make_context(ctx, FSCRYPT_MODE_AES_256_XTS,
+			FSCRYPT_POLICY_FLAG_DIRECT_KEY, kt_nonce_na);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(inode, ctx, 35)),
+			-EUCLEAN);
+	kt_make_context(ctx, FSCRYPT_MODE_AES_256_XTS, 0, kt_nonce_na);
+	ctx[3] ^= 1;	/* another master key */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(inode, ctx, 35)),
+			-EUCLEAN);
+
+	/* Without the file's key, or after the secret was wiped */
+	kt_make_context(ctx, FSCRYPT_MODE_AES_256_XTS, 0, kt_nonce_na);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(locked, ctx, 35)),
+			-ENOKEY);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_new_extent_info(locked)), -ENOKEY);
+	mk->mk_secret.size = 0;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(inode, ctx, 35)),
+			-ENOKEY);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_new_extent_info(inode)), -ENOKEY);
+
+	/* No reference was left behind */
+	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 2);
+	fscrypt_destroy_hkdf(&mk->mk_secret.hkdf);
 }
 
 /* ---- filename IVs ---- */
@@ -555,6 +726,11 @@ static void test_fname_iv_differs_from_extent_ivs(struct kunit *test)
 		.contents_encryption_mode = FSCRYPT_MODE_ADIANTUM,
 		.filenames_encryption_mode = FSCRYPT_MODE_ADIANTUM,
 		.flags = FSCRYPT_POLICY_FLAG_DIRECT_KEY,
+	};
+	const struct fscrypt_policy_v2 plain_policy = {
+		.version = FSCRYPT_POLICY_V2,
+		.contents_encryption_mode = FSCRYPT_MODE_AES_256_XTS,
+		.filenames_encryption_mode = FSCRYPT_MODE_AES_256_CTS,
 	};
 	struct super_block *sb = kt_sb(test, &kt_extent_cop);
 	struct super_block *inode_sb = kt_sb(test, &kt_inode_cop);
@@ -585,6 +761,15 @@ static void test_fname_iv_differs_from_extent_ivs(struct kunit *test)
 	fscrypt_generate_extent_iv(&iv, 0, ei);
 	KT_EXPECT_BYTES(test, fname_iv.raw, iv.raw, 32);
 	fscrypt_put_extent_info(ei);
+
+	/*
+	 * Also unchanged for plain v2 policies: names use the per-file key,
+	 * data the per-extent keys, so their IVs cannot meet.
+	 */
+	dir = kt_inode(test, sb, S_IFDIR, true);
+	kt_set_info(test, dir, &plain_policy, kt_nonce_na);
+	fscrypt_generate_fname_iv(&fname_iv, dir->i_crypt_info);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(fname_iv.lblk_num), 0ULL);
 }
 
 /* ---- I/O limits ---- */
@@ -659,6 +844,7 @@ static void test_extent_context(struct kunit *test)
 	struct fscrypt_extent_context *ctx;
 	struct inode *inode;
 	u8 buf[FSCRYPT_EXTENT_CONTEXT_MAX_SIZE];
+	u8 want[FSCRYPT_EXTENT_CONTEXT_MAX_SIZE];
 	u8 other_id[FSCRYPT_KEY_IDENTIFIER_SIZE];
 	size_t len;
 
@@ -674,11 +860,12 @@ static void test_extent_context(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kt_matches(buf, mode, 0, kt_key_id));
 
 	/* The filesystem receives exactly these bytes */
+	memcpy(want, buf, len);
 	ei = kt_extent_info(test, sb, mode, 0, kt_nonce_nb);
-	memset(buf + 1, 0, sizeof(buf) - 1);
+	memset(buf, 0, sizeof(buf));
 	inode = kt_inode(test, sb, S_IFREG, true);
 	KUNIT_EXPECT_EQ(test, fscrypt_set_extent_context(inode, ei, buf), 0);
-	KT_EXPECT_BYTES(test, ctx->nonce, kt_nonce_nb, 16);
+	KT_EXPECT_BYTES(test, buf, want, len);
 	fscrypt_put_extent_info(ei);
 
 	/* Wrong sizes and versions are not valid */
@@ -806,11 +993,11 @@ static void test_have_same_policy(struct kunit *test)
 	policy.master_key_identifier[0] ^= 1;
 	kt_set_info(test, c, &policy, kt_nonce_na);
 
-	KUNIT_EXPECT_TRUE(test, fscrypt_have_same_policy(a, b));
-	KUNIT_EXPECT_FALSE(test, fscrypt_have_same_policy(a, c));
-	KUNIT_EXPECT_FALSE(test, fscrypt_have_same_policy(a, plain1));
-	KUNIT_EXPECT_FALSE(test, fscrypt_have_same_policy(plain1, a));
-	KUNIT_EXPECT_TRUE(test, fscrypt_have_same_policy(plain1, plain2));
+	KUNIT_EXPECT_EQ(test, fscrypt_have_same_policy(a, b), 1);
+	KUNIT_EXPECT_EQ(test, fscrypt_have_same_policy(a, c), 0);
+	KUNIT_EXPECT_EQ(test, fscrypt_have_same_policy(a, plain1), 0);
+	KUNIT_EXPECT_EQ(test, fscrypt_have_same_policy(plain1, a), 0);
+	KUNIT_EXPECT_EQ(test, fscrypt_have_same_policy(plain1, plain2), 1);
 }
 
 /*
@@ -863,6 +1050,9 @@ static struct kunit_case fscrypt_extent_test_cases[] = {
 	KUNIT_CASE(test_aes_xts_block),
 	KUNIT_CASE(test_adiantum_block),
 	KUNIT_CASE(test_block_index_limit),
+	KUNIT_CASE(test_load_per_extent_key),
+	KUNIT_CASE(test_load_direct_key),
+	KUNIT_CASE(test_load_refused),
 	KUNIT_CASE(test_fname_iv_differs_from_extent_ivs),
 	KUNIT_CASE_PARAM(test_limit_io_blocks, kt_limit_gen_params),
 	KUNIT_CASE(test_limit_io_blocks_unchanged),
