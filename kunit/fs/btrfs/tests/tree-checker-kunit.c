@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for the tree-checker's validation of file extent items.
+ * KUnit tests for the tree-checker's validation of file extent items, and of
+ * the items and flags that encryption adds: encrypted file extents with their
+ * extent contexts, encrypted names in dir items, fscrypt context items, and
+ * the inode and root flags, each with and without the encrypt feature.
  *
  * Each test builds a leaf in memory with the btrfs test helpers, puts one or
- * two EXTENT_DATA items in it and checks what btrfs_check_leaf_full() says.
+ * two items in it and checks what btrfs_check_leaf_full() says.
  * The relaxed check, which ignores item contents, must accept every leaf built
  * here: that shows a rejection comes from the item's contents and not from a
  * badly built leaf.
@@ -16,6 +19,7 @@
 #include "../disk-io.h"
 #include "../extent_io.h"
 #include "../tree-checker.h"
+#include "../fscrypt.h"
 
 #define TC_SECTORSIZE	SZ_4K
 #define TC_NODESIZE	SZ_4K
@@ -69,6 +73,15 @@ static void tc_exit(struct kunit *test)
 	btrfs_free_dummy_fs_info(t->fs_info);
 }
 
+/* Give the dummy filesystem the encrypt incompat feature */
+static void tc_set_encrypt_feature(struct tc_leaf *t)
+{
+	struct btrfs_super_block *sb = t->fs_info->super_copy;
+
+	btrfs_set_super_incompat_flags(sb, btrfs_super_incompat_flags(sb) |
+				       BTRFS_FEATURE_INCOMPAT_ENCRYPT);
+}
+
 /* Append a zeroed item to the leaf; items must be added in key order. */
 static unsigned long tc_add_item(struct tc_leaf *t, u64 ino, u8 type,
 				 u64 offset, u32 size)
@@ -99,13 +112,31 @@ struct fe_case {
 	u64 ram_bytes;
 	/* Added to the size the item should have. */
 	s32 size_delta;
+	/* Bytes of extent context after the item, and their version byte */
+	u32 ctx_size;
+	u8 ctx_version;
+	bool encrypt_feature;
 	int expect;
 };
 
-/* A valid regular extent of 16K; cases change one thing of it. */
+/*
+ * A valid regular extent of 16K; cases change one thing of it by naming a
+ * field again after REG_16K, which -Woverride-init (from btrfs's -Wextra)
+ * would warn about.
+ */
 #define REG_16K .type = BTRFS_FILE_EXTENT_REG, .disk_bytenr = TC_BYTENR,	\
 	.disk_num_bytes = SZ_16K, .num_bytes = SZ_16K, .ram_bytes = SZ_16K
 
+/* An fscrypt extent context as the encryption byte describes it */
+#define FSCRYPT_CTX(size, version)					\
+	.encryption = BTRFS_ENCRYPTION_FSCRYPT |				\
+		      ((size) << BTRFS_ENCRYPTION_CTX_SIZE_SHIFT),		\
+	.ctx_size = (size), .ctx_version = (version)
+#define ENCRYPTED FSCRYPT_CTX(FSCRYPT_EXTENT_CONTEXT_V1_SIZE,		\
+			      FSCRYPT_EXTENT_CONTEXT_V1), .encrypt_feature = true
+
+__diag_push();
+__diag_ignore_all("-Woverride-init", "cases override fields of REG_16K");
 static const struct fe_case fe_cases[] = {
 	{ "regular extent", REG_16K, .expect = 0 },
 	{ "regular extent referencing part of its data", REG_16K,
@@ -135,7 +166,7 @@ static const struct fe_case fe_cases[] = {
 	{ "regular extent item one byte short", REG_16K, .size_delta = -1,
 	  .expect = -EUCLEAN },
 	{ "item shorter than the inline header", REG_16K,
-	  .size_delta = BTRFS_FILE_EXTENT_INLINE_DATA_START -
+	  .size_delta = (s32)BTRFS_FILE_EXTENT_INLINE_DATA_START -
 			(s32)sizeof(struct btrfs_file_extent_item) - 1,
 	  .expect = -EUCLEAN },
 	{ "unaligned file offset", REG_16K, .key_offset = 1000,
@@ -151,7 +182,33 @@ static const struct fe_case fe_cases[] = {
 	  .expect = -EUCLEAN },
 	{ "extent end past the largest file offset", REG_16K,
 	  .key_offset = round_down(U64_MAX, TC_SECTORSIZE), .expect = -EUCLEAN },
+	{ "encrypted regular extent", REG_16K, ENCRYPTED, .expect = 0 },
+	{ "encrypted extent without the encrypt feature",
+	  REG_16K, ENCRYPTED, .encrypt_feature = false, .expect = -EUCLEAN },
+	{ "encrypted extent, item one byte short of its context", REG_16K,
+	  ENCRYPTED, .size_delta = -1, .expect = -EUCLEAN },
+	{ "encrypted extent, item one byte longer than its context", REG_16K,
+	  ENCRYPTED, .size_delta = 1, .expect = -EUCLEAN },
+	{ "encrypted extent, context of a size fscrypt does not write",
+	  REG_16K, FSCRYPT_CTX(34, FSCRYPT_EXTENT_CONTEXT_V1),
+	  .encrypt_feature = true, .expect = -EUCLEAN },
+	{ "encrypted extent, unknown context version", REG_16K,
+	  FSCRYPT_CTX(FSCRYPT_EXTENT_CONTEXT_V1_SIZE, 2),
+	  .encrypt_feature = true, .expect = -EUCLEAN },
+	{ "encrypted extent, unknown encryption type", REG_16K, ENCRYPTED,
+	  .encryption = 2 | (FSCRYPT_EXTENT_CONTEXT_V1_SIZE <<
+			     BTRFS_ENCRYPTION_CTX_SIZE_SHIFT),
+	  .expect = -EUCLEAN },
+	{ "fscrypt encryption without a context", REG_16K,
+	  .encryption = BTRFS_ENCRYPTION_FSCRYPT, .encrypt_feature = true,
+	  .expect = -EUCLEAN },
+	{ "context on a preallocated extent", REG_16K, ENCRYPTED,
+	  .type = BTRFS_FILE_EXTENT_PREALLOC, .expect = -EUCLEAN },
+	{ "context on an inline extent", .type = BTRFS_FILE_EXTENT_INLINE,
+	  .ram_bytes = 100, ENCRYPTED, .expect = -EUCLEAN },
 };
+
+__diag_pop();
 
 static void fe_case_desc(const struct fe_case *c, char *desc)
 {
@@ -169,7 +226,7 @@ static u32 fe_item_size(const struct fe_case *c)
 		/* Uncompressed inline data is stored as is; else 64 bytes. */
 		size += c->compression ? 64 : c->ram_bytes;
 	}
-	return size + c->size_delta;
+	return size + c->ctx_size + c->size_delta;
 }
 
 static void fe_fill(struct extent_buffer *leaf, unsigned long ptr,
@@ -192,6 +249,10 @@ static void fe_fill(struct extent_buffer *leaf, unsigned long ptr,
 	btrfs_set_file_extent_disk_num_bytes(leaf, fi, c->disk_num_bytes);
 	btrfs_set_file_extent_offset(leaf, fi, c->offset);
 	btrfs_set_file_extent_num_bytes(leaf, fi, c->num_bytes);
+	/* The context starts with its version; the rest stays zero. */
+	if (fe_item_size(c) > sizeof(*fi))
+		write_extent_buffer(leaf, &c->ctx_version,
+				    ptr + sizeof(*fi), 1);
 }
 
 static void fe_add(struct tc_leaf *t, u64 ino, const struct fe_case *c)
@@ -208,6 +269,8 @@ static void test_file_extent_item(struct kunit *test)
 	const struct fe_case *c = test->param_value;
 	struct tc_leaf *t = test->priv;
 
+	if (c->encrypt_feature)
+		tc_set_encrypt_feature(t);
 	fe_add(t, TC_INO, c);
 	KUNIT_ASSERT_EQ(test, btrfs_check_leaf_relaxed(t->leaf), 0);
 	KUNIT_EXPECT_EQ_MSG(test, btrfs_check_leaf_full(t->leaf), c->expect,
@@ -250,6 +313,204 @@ static void test_extent_after_other_inode(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, btrfs_check_leaf_full(t->leaf), -EUCLEAN);
 }
 
+/* ---- items and flags of encryption ---- */
+
+struct di_case {
+	const char *desc;
+	u8 key_type;
+	u8 type_byte;
+	bool encrypt_feature;
+	int expect;
+};
+
+static const struct di_case di_cases[] = {
+	{ "plaintext name", BTRFS_DIR_ITEM_KEY, BTRFS_FT_REG_FILE, false, 0 },
+	{ "encrypted name", BTRFS_DIR_ITEM_KEY,
+	  BTRFS_FT_REG_FILE | BTRFS_FT_ENCRYPTED, true, 0 },
+	{ "encrypted name in a dir index", BTRFS_DIR_INDEX_KEY,
+	  BTRFS_FT_DIR | BTRFS_FT_ENCRYPTED, true, 0 },
+	{ "encrypted name without the encrypt feature", BTRFS_DIR_ITEM_KEY,
+	  BTRFS_FT_REG_FILE | BTRFS_FT_ENCRYPTED, false, -EUCLEAN },
+	{ "encrypted xattr name", BTRFS_XATTR_ITEM_KEY,
+	  BTRFS_FT_XATTR | BTRFS_FT_ENCRYPTED, true, -EUCLEAN },
+	{ "file type out of range under the flag", BTRFS_DIR_ITEM_KEY,
+	  BTRFS_FT_MAX | BTRFS_FT_ENCRYPTED, true, -EUCLEAN },
+	{ "unknown flag", BTRFS_DIR_ITEM_KEY, BTRFS_FT_REG_FILE | 0x40, true,
+	  -EUCLEAN },
+};
+
+static void di_case_desc(const struct di_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(di, di_cases, di_case_desc);
+
+static void test_dir_item_type(struct kunit *test)
+{
+	const struct di_case *c = test->param_value;
+	struct tc_leaf *t = test->priv;
+	const bool xattr = c->key_type == BTRFS_XATTR_ITEM_KEY;
+	const char *name = xattr ? "user.test" : "name";
+	const u32 name_len = strlen(name);
+	struct btrfs_disk_key location = { 0 };
+	struct btrfs_dir_item *di;
+	u64 offset;
+
+	if (c->encrypt_feature)
+		tc_set_encrypt_feature(t);
+	offset = c->key_type == BTRFS_DIR_INDEX_KEY ? 2 :
+		 btrfs_name_hash(name, name_len);
+	di = (void *)tc_add_item(t, TC_INO, c->key_type, offset,
+				 sizeof(*di) + name_len);
+	if (!xattr) {
+		btrfs_set_disk_key_objectid(&location, TC_INO + 1);
+		btrfs_set_disk_key_type(&location, BTRFS_INODE_ITEM_KEY);
+	}
+	btrfs_set_dir_item_key(t->leaf, di, &location);
+	btrfs_set_dir_type(t->leaf, di, c->type_byte);
+	btrfs_set_dir_name_len(t->leaf, di, name_len);
+	btrfs_set_dir_data_len(t->leaf, di, 0);
+	btrfs_set_dir_transid(t->leaf, di, 1);
+	write_extent_buffer(t->leaf, name, (unsigned long)(di + 1), name_len);
+
+	KUNIT_ASSERT_EQ(test, btrfs_check_leaf_relaxed(t->leaf), 0);
+	KUNIT_EXPECT_EQ_MSG(test, btrfs_check_leaf_full(t->leaf), c->expect,
+			    "%s", c->desc);
+}
+
+/* An fscrypt context item of @size bytes for inode @ino */
+static void tc_add_ctx_item(struct tc_leaf *t, u64 ino, u64 offset, u32 size)
+{
+	unsigned long ptr = tc_add_item(t, ino, BTRFS_FSCRYPT_INODE_CTX_KEY,
+					offset, size);
+	u8 version = 2;	/* FSCRYPT_CONTEXT_V2 */
+
+	if (size)
+		write_extent_buffer(t->leaf, &version, ptr, 1);
+}
+
+static void test_fscrypt_ctx_item(struct kunit *test)
+{
+	struct tc_leaf *t = test->priv;
+
+	tc_set_encrypt_feature(t);
+	tc_add_ctx_item(t, TC_INO, 0, FSCRYPT_SET_CONTEXT_MAX_SIZE);
+	KUNIT_EXPECT_EQ(test, btrfs_check_leaf_full(t->leaf), 0);
+}
+
+static void test_fscrypt_ctx_item_without_feature(struct kunit *test)
+{
+	struct tc_leaf *t = test->priv;
+
+	tc_add_ctx_item(t, TC_INO, 0, FSCRYPT_SET_CONTEXT_MAX_SIZE);
+	KUNIT_ASSERT_EQ(test, btrfs_check_leaf_relaxed(t->leaf), 0);
+	KUNIT_EXPECT_EQ(test, btrfs_check_leaf_full(t->leaf), -EUCLEAN);
+}
+
+static void test_fscrypt_ctx_item_too_long(struct kunit *test)
+{
+	struct tc_leaf *t = test->priv;
+
+	tc_set_encrypt_feature(t);
+	tc_add_ctx_item(t, TC_INO, 0, FSCRYPT_SET_CONTEXT_MAX_SIZE + 1);
+	KUNIT_EXPECT_EQ(test, btrfs_check_leaf_full(t->leaf), -EUCLEAN);
+}
+
+static void test_fscrypt_ctx_item_empty(struct kunit *test)
+{
+	struct tc_leaf *t = test->priv;
+
+	tc_set_encrypt_feature(t);
+	tc_add_ctx_item(t, TC_INO, 0, 0);
+	KUNIT_EXPECT_EQ(test, btrfs_check_leaf_full(t->leaf), -EUCLEAN);
+}
+
+static void test_fscrypt_ctx_item_offset(struct kunit *test)
+{
+	struct tc_leaf *t = test->priv;
+
+	tc_set_encrypt_feature(t);
+	tc_add_ctx_item(t, TC_INO, 1, FSCRYPT_SET_CONTEXT_MAX_SIZE);
+	KUNIT_EXPECT_EQ(test, btrfs_check_leaf_full(t->leaf), -EUCLEAN);
+}
+
+/* The item must follow items of its own inode */
+static void test_fscrypt_ctx_item_after_other_inode(struct kunit *test)
+{
+	struct tc_leaf *t = test->priv;
+
+	tc_set_encrypt_feature(t);
+	fe_add(t, TC_INO, &fe_reg_at_0);
+	tc_add_ctx_item(t, TC_INO + 1, 0, FSCRYPT_SET_CONTEXT_MAX_SIZE);
+	KUNIT_ASSERT_EQ(test, btrfs_check_leaf_relaxed(t->leaf), 0);
+	KUNIT_EXPECT_EQ(test, btrfs_check_leaf_full(t->leaf), -EUCLEAN);
+}
+
+/* A regular file's inode item with the given btrfs inode flags */
+static void tc_add_inode_item(struct tc_leaf *t, u64 flags)
+{
+	struct btrfs_inode_item *ii;
+
+	ii = (void *)tc_add_item(t, TC_INO, BTRFS_INODE_ITEM_KEY, 0,
+				 sizeof(*ii));
+	btrfs_set_inode_mode(t->leaf, ii, S_IFREG | 0644);
+	btrfs_set_inode_nlink(t->leaf, ii, 1);
+	btrfs_set_inode_flags(t->leaf, ii, flags);
+}
+
+static void test_inode_fscrypt_flag(struct kunit *test)
+{
+	struct tc_leaf *t = test->priv;
+
+	tc_add_inode_item(t, BTRFS_INODE_FSCRYPT_CONTEXT);
+	KUNIT_ASSERT_EQ(test, btrfs_check_leaf_relaxed(t->leaf), 0);
+	KUNIT_EXPECT_EQ_MSG(test, btrfs_check_leaf_full(t->leaf), -EUCLEAN,
+			    "without the encrypt feature");
+	tc_set_encrypt_feature(t);
+	KUNIT_EXPECT_EQ_MSG(test, btrfs_check_leaf_full(t->leaf), 0,
+			    "with the encrypt feature");
+}
+
+/* A subvolume's root item with the given root flags */
+static void tc_add_root_item(struct tc_leaf *t, u64 flags)
+{
+	struct btrfs_root_item ri = { 0 };
+	unsigned long ptr;
+
+	btrfs_set_header_owner(t->leaf, BTRFS_ROOT_TREE_OBJECTID);
+	ptr = tc_add_item(t, BTRFS_FIRST_FREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0,
+			  sizeof(ri));
+	btrfs_set_root_flags(&ri, flags);
+	write_extent_buffer(t->leaf, &ri, ptr, sizeof(ri));
+}
+
+static void test_root_fscrypt_flag(struct kunit *test)
+{
+	struct tc_leaf *t = test->priv;
+
+	tc_add_root_item(t, BTRFS_ROOT_SUBVOL_FSCRYPT);
+	KUNIT_ASSERT_EQ(test, btrfs_check_leaf_relaxed(t->leaf), 0);
+	KUNIT_EXPECT_EQ_MSG(test, btrfs_check_leaf_full(t->leaf), -EUCLEAN,
+			    "without the encrypt feature");
+	tc_set_encrypt_feature(t);
+	KUNIT_EXPECT_EQ_MSG(test, btrfs_check_leaf_full(t->leaf), 0,
+			    "with the encrypt feature");
+}
+
+/* The checks above pass plain items, so a rejection comes from the flag */
+static void test_plain_inode_and_root_items(struct kunit *test)
+{
+	struct tc_leaf *t = test->priv;
+
+	tc_add_inode_item(t, 0);
+	KUNIT_EXPECT_EQ(test, btrfs_check_leaf_full(t->leaf), 0);
+	t->nr_items = 0;
+	btrfs_set_header_nritems(t->leaf, 0);
+	tc_add_root_item(t, BTRFS_ROOT_SUBVOL_RDONLY);
+	KUNIT_EXPECT_EQ(test, btrfs_check_leaf_full(t->leaf), 0);
+}
+
 static int tc_suite_init(struct kunit_suite *suite)
 {
 	return btrfs_init_test_fs();
@@ -265,6 +526,16 @@ static struct kunit_case tree_checker_test_cases[] = {
 	KUNIT_CASE(test_adjacent_extents),
 	KUNIT_CASE(test_overlapping_extents),
 	KUNIT_CASE(test_extent_after_other_inode),
+	KUNIT_CASE_PARAM(test_dir_item_type, di_gen_params),
+	KUNIT_CASE(test_fscrypt_ctx_item),
+	KUNIT_CASE(test_fscrypt_ctx_item_without_feature),
+	KUNIT_CASE(test_fscrypt_ctx_item_too_long),
+	KUNIT_CASE(test_fscrypt_ctx_item_empty),
+	KUNIT_CASE(test_fscrypt_ctx_item_offset),
+	KUNIT_CASE(test_fscrypt_ctx_item_after_other_inode),
+	KUNIT_CASE(test_inode_fscrypt_flag),
+	KUNIT_CASE(test_root_fscrypt_flag),
+	KUNIT_CASE(test_plain_inode_and_root_items),
 	{}
 };
 
