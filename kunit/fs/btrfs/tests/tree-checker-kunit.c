@@ -379,6 +379,18 @@ static void test_dir_item_type(struct kunit *test)
 			    "%s", c->desc);
 }
 
+/* The leaf is rejected without the encrypt feature and accepted with it */
+static void tc_expect_needs_encrypt_feature(struct kunit *test,
+					    struct tc_leaf *t)
+{
+	KUNIT_ASSERT_EQ(test, btrfs_check_leaf_relaxed(t->leaf), 0);
+	KUNIT_EXPECT_EQ_MSG(test, btrfs_check_leaf_full(t->leaf), -EUCLEAN,
+			    "without the encrypt feature");
+	tc_set_encrypt_feature(t);
+	KUNIT_EXPECT_EQ_MSG(test, btrfs_check_leaf_full(t->leaf), 0,
+			    "with the encrypt feature");
+}
+
 /* An fscrypt context item of @size bytes for inode @ino */
 static void tc_add_ctx_item(struct tc_leaf *t, u64 ino, u64 offset, u32 size)
 {
@@ -394,18 +406,8 @@ static void test_fscrypt_ctx_item(struct kunit *test)
 {
 	struct tc_leaf *t = test->priv;
 
-	tc_set_encrypt_feature(t);
 	tc_add_ctx_item(t, TC_INO, 0, FSCRYPT_SET_CONTEXT_MAX_SIZE);
-	KUNIT_EXPECT_EQ(test, btrfs_check_leaf_full(t->leaf), 0);
-}
-
-static void test_fscrypt_ctx_item_without_feature(struct kunit *test)
-{
-	struct tc_leaf *t = test->priv;
-
-	tc_add_ctx_item(t, TC_INO, 0, FSCRYPT_SET_CONTEXT_MAX_SIZE);
-	KUNIT_ASSERT_EQ(test, btrfs_check_leaf_relaxed(t->leaf), 0);
-	KUNIT_EXPECT_EQ(test, btrfs_check_leaf_full(t->leaf), -EUCLEAN);
+	tc_expect_needs_encrypt_feature(test, t);
 }
 
 static void test_fscrypt_ctx_item_too_long(struct kunit *test)
@@ -464,12 +466,7 @@ static void test_inode_fscrypt_flag(struct kunit *test)
 	struct tc_leaf *t = test->priv;
 
 	tc_add_inode_item(t, BTRFS_INODE_FSCRYPT_CONTEXT);
-	KUNIT_ASSERT_EQ(test, btrfs_check_leaf_relaxed(t->leaf), 0);
-	KUNIT_EXPECT_EQ_MSG(test, btrfs_check_leaf_full(t->leaf), -EUCLEAN,
-			    "without the encrypt feature");
-	tc_set_encrypt_feature(t);
-	KUNIT_EXPECT_EQ_MSG(test, btrfs_check_leaf_full(t->leaf), 0,
-			    "with the encrypt feature");
+	tc_expect_needs_encrypt_feature(test, t);
 }
 
 /* A subvolume's root item with the given root flags */
@@ -490,12 +487,7 @@ static void test_root_fscrypt_flag(struct kunit *test)
 	struct tc_leaf *t = test->priv;
 
 	tc_add_root_item(t, BTRFS_ROOT_SUBVOL_FSCRYPT);
-	KUNIT_ASSERT_EQ(test, btrfs_check_leaf_relaxed(t->leaf), 0);
-	KUNIT_EXPECT_EQ_MSG(test, btrfs_check_leaf_full(t->leaf), -EUCLEAN,
-			    "without the encrypt feature");
-	tc_set_encrypt_feature(t);
-	KUNIT_EXPECT_EQ_MSG(test, btrfs_check_leaf_full(t->leaf), 0,
-			    "with the encrypt feature");
+	tc_expect_needs_encrypt_feature(test, t);
 }
 
 /* The checks above pass plain items, so a rejection comes from the flag */
@@ -528,7 +520,6 @@ static struct kunit_case tree_checker_test_cases[] = {
 	KUNIT_CASE(test_extent_after_other_inode),
 	KUNIT_CASE_PARAM(test_dir_item_type, di_gen_params),
 	KUNIT_CASE(test_fscrypt_ctx_item),
-	KUNIT_CASE(test_fscrypt_ctx_item_without_feature),
 	KUNIT_CASE(test_fscrypt_ctx_item_too_long),
 	KUNIT_CASE(test_fscrypt_ctx_item_empty),
 	KUNIT_CASE(test_fscrypt_ctx_item_offset),
