@@ -3,6 +3,9 @@
 
 DISK1=/dev/vda
 DISK2=/dev/vdb
+# Corrupt images made by tools/mkfixtures (fresh every boot)
+FIXTURE_EXTENT=/dev/vdc
+FIXTURE_DIRNAME=/dev/vdd
 MNT=/mnt/scratch
 REF=/tmp/ref
 
