@@ -556,8 +556,9 @@ static void test_block_index_limit(struct kunit *test)
 /* ---- extent infos prepared for a file, as a filesystem gets them ---- */
 
 /*
- * A master key as FS_IOC_ADD_ENCRYPTION_KEY leaves it for M, with one active
- * reference for the secret and one for the file's key setup.
+ * A master key as FS_IOC_ADD_ENCRYPTION_KEY leaves it, with one active
+ * reference for the secret and one for the file's key setup.  Only its
+ * references matter here: a file derives extent keys with its extent KDF.
  */
 static struct fscrypt_master_key *kt_master_key(struct kunit *test,
 						struct super_block *sb)
@@ -570,12 +571,27 @@ static struct fscrypt_master_key *kt_master_key(struct kunit *test,
 	init_rwsem(&mk->mk_sem);
 	refcount_set(&mk->mk_active_refs, 2);
 	refcount_set(&mk->mk_struct_refs, 1);
-	kt_init_hkdf(test, &mk->mk_secret.hkdf);
-	mk->mk_secret.size = 64;
 	return mk;
 }
 
-/* An encrypted regular file whose key is set up with @mk */
+/* The extent KDF of master key M, with one reference */
+static struct fscrypt_extent_kdf *kt_extent_kdf(struct kunit *test)
+{
+	struct fscrypt_extent_kdf *kdf;
+	u8 master[64];
+	int i;
+
+	for (i = 0; i < sizeof(master); i++)
+		master[i] = i;
+	kdf = fscrypt_new_extent_kdf(master, sizeof(master));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kdf));
+	return kdf;
+}
+
+/*
+ * An encrypted regular file whose key is set up with @mk; with a plain v2
+ * policy it holds the extent KDF of M.
+ */
 static struct inode *kt_keyed_file(struct kunit *test, struct super_block *sb,
 				   struct fscrypt_master_key *mk, u8 mode,
 				   u8 flags)
@@ -593,6 +609,8 @@ static struct inode *kt_keyed_file(struct kunit *test, struct super_block *sb,
 	memcpy(policy.master_key_identifier, kt_key_id, sizeof(kt_key_id));
 	ci = kt_set_info(test, inode, &policy, kt_nonce_nc);
 	ci->ci_master_key = mk;
+	if (!(flags & FSCRYPT_POLICY_FLAG_DIRECT_KEY))
+		ci->ci_extent_kdf = kt_extent_kdf(test);
 	return inode;
 }
 
@@ -615,8 +633,17 @@ static void test_load_per_extent_key(struct kunit *test)
 	struct fscrypt_master_key *mk = kt_master_key(test, sb);
 	struct inode *inode = kt_keyed_file(test, sb, mk,
 					    FSCRYPT_MODE_AES_256_XTS, 0);
+	struct fscrypt_extent_kdf *kdf = inode->i_crypt_info->ci_extent_kdf;
 	struct fscrypt_extent_info *ei, *fresh;
 	u8 ctx[35];
+
+	/*
+	 * The master key's own reference, which FS_IOC_REMOVE_ENCRYPTION_KEY
+	 * drops: the file goes on deriving with its reference.
+	 */
+	refcount_inc(&kdf->refs);
+	fscrypt_put_extent_kdf(kdf);
+	KUNIT_EXPECT_EQ(test, refcount_read(&kdf->refs), 1);
 
 	kt_make_context(ctx, FSCRYPT_MODE_AES_256_XTS, 0, kt_nonce_na);
 	ei = fscrypt_load_extent_info(inode, ctx, sizeof(ctx));
@@ -634,7 +661,7 @@ static void test_load_per_extent_key(struct kunit *test)
 	fscrypt_put_extent_info(fresh);
 	fscrypt_put_extent_info(ei);
 	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 2);
-	fscrypt_destroy_hkdf(&mk->mk_secret.hkdf);
+	fscrypt_put_extent_kdf(kdf);
 }
 
 /* The same for DIRECT_KEY: the file's per-mode key, the nonce in the IV */
@@ -666,7 +693,6 @@ static void test_load_direct_key(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 2);
 	crypto_free_skcipher(tfm);
-	fscrypt_destroy_hkdf(&mk->mk_secret.hkdf);
 }
 
 /* Contexts that do not belong to the file, and keys that are gone */
@@ -700,19 +726,19 @@ static void test_load_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(inode, ctx, 35)),
 			-EUCLEAN);
 
-	/* Without the file's key, or after the secret was wiped */
+	/* Without the file's key, or with no extent KDF in its key setup */
 	kt_make_context(ctx, FSCRYPT_MODE_AES_256_XTS, 0, kt_nonce_na);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(locked, ctx, 35)),
 			-ENOKEY);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_new_extent_info(locked)), -ENOKEY);
-	mk->mk_secret.size = 0;
+	fscrypt_put_extent_kdf(inode->i_crypt_info->ci_extent_kdf);
+	inode->i_crypt_info->ci_extent_kdf = NULL;
 	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(inode, ctx, 35)),
 			-ENOKEY);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_new_extent_info(inode)), -ENOKEY);
 
 	/* No reference was left behind */
 	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 2);
-	fscrypt_destroy_hkdf(&mk->mk_secret.hkdf);
 }
 
 /* ---- filename IVs ---- */
