@@ -57,3 +57,8 @@ must_fail() {
 	if "$@" 2>/dev/null; then fail "expected failure: $*"; fi
 	return 0
 }
+
+# The kernel log since the last dmesg_mark (not "dmesg -c": later cases, and
+# the harness's log check, need the whole log).
+dmesg_mark() { DMESG_MARK=$(dmesg | wc -l); }
+dmesg_since() { dmesg | tail -n +$((DMESG_MARK + 1)); }

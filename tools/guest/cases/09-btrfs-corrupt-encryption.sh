@@ -25,18 +25,18 @@ try_read() {
 # expect_corrupt IMAGE PATH MESSAGE: the access fails and the kernel log
 # names the problem
 expect_corrupt() {
-	dmesg -c >/dev/null
+	dmesg_mark
 	out=$(try_read "$1" "$2")
 	echo "$out"
 	case $out in
 	*"Structure needs cleaning"* | *"Input/output error"*) ;;
 	*) fail "expected EUCLEAN or EIO, got: $out" ;;
 	esac
-	dmesg | grep 'corrupt leaf' | grep -q "$3" ||
-		fail "no 'corrupt leaf ... $3' in the kernel log: $(dmesg | tail -n 5)"
-	dmesg | grep -q 'tree block corruption detected' ||
+	dmesg_since | grep 'corrupt leaf' | grep -q "$3" ||
+		fail "no 'corrupt leaf ... $3' in the kernel log: $(dmesg_since | tail -n 5)"
+	dmesg_since | grep -q 'tree block corruption detected' ||
 		fail "no 'tree block corruption detected' in the kernel log"
-	dmesg | grep 'corrupt leaf' | head -n 1
+	dmesg_since | grep 'corrupt leaf' | head -n 1
 }
 
 mkdir -p "$MNT"

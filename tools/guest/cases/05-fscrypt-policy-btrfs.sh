@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0
+# The fscrypt policy and key ioctls on btrfs: policies are stored in inode
+# context items and survive a remount, the first policy sets the encrypt
+# incompat feature, the policies btrfs cannot use are refused with a kernel
+# message, and adding to an encrypted directory is refused with EOPNOTSUPP
+# until btrfs encrypts names and data.
+. /lib/test.sh
+
+# The encrypt feature is set on disk at once; sysfs shows it from the next mount.
+mkfs_btrfs "$DISK1"
+mount_btrfs "$DISK1"
+fsid=$(ls /sys/fs/btrfs | grep -E '^[0-9a-f-]{36}$' | head -n 1)
+mkdir "$MNT/enc" "$MNT/adiantum" "$MNT/v1" "$MNT/lblk" "$MNT/full"
+echo data >"$MNT/full/file"
+head -c 64 /dev/urandom >/tmp/key
+
+step "add a key, set and read back a v2 policy"
+keyid=$(fscrypt-ioctl add-key "$MNT" </tmp/key)
+[ ${#keyid} = 32 ] || fail "add-key printed '$keyid'"
+[ "$(fscrypt-ioctl key-status "$MNT" "$keyid" | head -1)" = present ] || fail "key not present"
+[ ! -e "/sys/fs/btrfs/$fsid/features/encrypt" ] || fail "encrypt feature set before any policy"
+fscrypt-ioctl set-policy "$MNT/enc" "$keyid"
+fscrypt-ioctl get-policy "$MNT/enc" >/tmp/policy
+cat /tmp/policy
+grep -qx "version 2" /tmp/policy || fail "policy version"
+grep -qx "contents aes-256-xts" /tmp/policy || fail "contents mode"
+grep -qx "filenames aes-256-cts" /tmp/policy || fail "filenames mode"
+grep -qx "key $keyid" /tmp/policy || fail "key identifier"
+sync
+incompat=$(btrfs inspect-internal dump-super "$DISK1" | awk '$1 == "incompat_flags" {print $2}')
+echo "incompat_flags $incompat"
+[ $((incompat & 0x8000)) != 0 ] || fail "the first policy did not set the encrypt feature (1 << 15)"
+fscrypt-ioctl get-flags "$MNT/enc" | grep -q encrypt || fail "no encrypt flag on the directory"
+nonce=$(fscrypt-ioctl get-nonce "$MNT/enc")
+[ ${#nonce} = 32 ] || fail "nonce '$nonce' is not 16 bytes"
+expect_errno ENODATA get-nonce "$MNT/full/file"
+expect_errno EEXIST set-policy "$MNT/enc" 00112233445566778899aabbccddeeff
+
+step "policies btrfs refuses, with a kernel message"
+expect_errno ENOTEMPTY set-policy "$MNT/full" "$keyid"
+dmesg_mark
+expect_errno EINVAL set-policy "$MNT/v1" 0011223344556677
+dmesg_since | grep -q "Can't use v1 policy.*per extent" || fail "no kernel message for v1: $(dmesg_since | tail -n 3)"
+expect_errno EINVAL set-policy "$MNT/lblk" "$keyid" --flags=iv_ino_lblk_64
+dmesg_since | grep -q "Can't use IV_INO_LBLK_64 policy" || fail "no kernel message for IV_INO_LBLK_64"
+expect_errno EINVAL set-policy "$MNT/lblk" "$keyid" --flags=iv_ino_lblk_32
+fscrypt-ioctl set-policy "$MNT/adiantum" "$keyid" --contents=adiantum \
+	--filenames=adiantum --flags=direct_key
+
+step "adding to an encrypted directory is refused until names and data are encrypted"
+dmesg_mark
+must_fail touch "$MNT/enc/file"
+must_fail mkdir "$MNT/enc/dir"
+must_fail ln "$MNT/full/file" "$MNT/enc/link"
+must_fail mv "$MNT/full/file" "$MNT/enc/moved"
+must_fail btrfs subvolume create "$MNT/enc/subvol"
+[ -z "$(ls -A "$MNT/enc")" ] || fail "something was added: $(ls -A "$MNT/enc")"
+dmesg_since | grep -q "adding to encrypted directory .* is not supported yet" ||
+	fail "no kernel message for the refusal"
+touch "$MNT/enc/file" 2>/tmp/err || true
+grep -q "not supported" /tmp/err || fail "touch did not fail with EOPNOTSUPP: $(cat /tmp/err)"
+
+step "the policy survives a remount, also without the key"
+# The refused names left negative dentries under enc/, which pin it; drop
+# them so that the key can be removed completely.
+drop_caches
+fscrypt-ioctl remove-key "$MNT" "$keyid"
+[ "$(fscrypt-ioctl key-status "$MNT" "$keyid" | head -1)" = absent ] || fail "key still present"
+umount "$MNT"
+mount_btrfs "$DISK1"
+fscrypt-ioctl get-policy "$MNT/enc" | grep -qx "key $keyid" || fail "policy lost"
+fscrypt-ioctl get-policy "$MNT/adiantum" | grep -qx "flags direct_key" ||
+	fscrypt-ioctl get-policy "$MNT/adiantum" | grep -q "direct_key" || fail "DIRECT_KEY policy lost"
+[ -e "/sys/fs/btrfs/$fsid/features/encrypt" ] || fail "encrypt feature lost"
+[ "$(stat -c %s "$MNT/full/file")" = 5 ] || fail "the unencrypted file changed"
+
+step "an empty encrypted directory can be removed"
+rmdir "$MNT/enc" "$MNT/adiantum"
+
+step "a read-only mount refuses new policies"
+mkdir "$MNT/late"
+umount "$MNT"
+mount_btrfs "$DISK1" "$MNT" ro
+expect_errno EROFS set-policy "$MNT/late" "$keyid"
+umount "$MNT"
