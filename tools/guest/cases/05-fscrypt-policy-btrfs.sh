@@ -3,7 +3,8 @@
 # context items and survive a remount, the first policy sets the encrypt
 # incompat feature, the policies btrfs cannot use are refused with a kernel
 # message, and adding to an encrypted directory is refused with EOPNOTSUPP
-# until btrfs encrypts names and data.
+# until btrfs encrypts names and data, as is a policy on the root directory
+# of a subvolume (whole-subvolume encryption).
 . /lib/test.sh
 
 # The encrypt feature is set on disk at once; sysfs shows it from the next mount.
@@ -46,6 +47,12 @@ dmesg_since | grep -q "Can't use IV_INO_LBLK_64 policy" || fail "no kernel messa
 expect_errno EINVAL set-policy "$MNT/lblk" "$keyid" --flags=iv_ino_lblk_32
 fscrypt-ioctl set-policy "$MNT/adiantum" "$keyid" --contents=adiantum \
 	--filenames=adiantum --flags=direct_key
+btrfs subvolume create "$MNT/sub" >/dev/null
+dmesg_mark
+expect_errno EOPNOTSUPP set-policy "$MNT/sub" "$keyid"
+expect_errno EOPNOTSUPP set-policy "$MNT" "$keyid"
+dmesg_since | grep -q "encrypting the root directory of subvolume 256 is not supported yet" ||
+	fail "no kernel message for the subvolume root"
 
 step "adding to an encrypted directory is refused until names and data are encrypted"
 dmesg_mark
