@@ -84,6 +84,17 @@ fscrypt-ioctl get-policy "$MNT/adiantum" | grep -qx "flags direct_key" ||
 step "an empty encrypted directory can be removed"
 rmdir "$MNT/enc" "$MNT/adiantum"
 
+step "a snapshot of a subvolume keeps its encrypted directory's policy"
+fscrypt-ioctl add-key "$MNT" </tmp/key >/dev/null
+mkdir "$MNT/sub/d"
+fscrypt-ioctl set-policy "$MNT/sub/d" "$keyid"
+btrfs subvolume snapshot "$MNT/sub" "$MNT/sub-snap" >/dev/null
+fscrypt-ioctl get-policy "$MNT/sub-snap/d" | grep -qx "key $keyid" ||
+	fail "the snapshot's directory lost its policy"
+fscrypt-ioctl get-flags "$MNT/sub-snap/d" | grep -q encrypt || fail "no encrypt flag in the snapshot"
+must_fail touch "$MNT/sub-snap/d/file"
+rmdir "$MNT/sub-snap/d"
+
 step "a read-only mount refuses new policies"
 mkdir "$MNT/late"
 umount "$MNT"
