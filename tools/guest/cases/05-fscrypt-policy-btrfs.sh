@@ -20,6 +20,10 @@ keyid=$(fscrypt-ioctl add-key "$MNT" </tmp/key)
 [ ${#keyid} = 32 ] || fail "add-key printed '$keyid'"
 [ "$(fscrypt-ioctl key-status "$MNT" "$keyid" | head -1)" = present ] || fail "key not present"
 [ ! -e "/sys/fs/btrfs/$fsid/features/encrypt" ] || fail "encrypt feature set before any policy"
+expect_errno ENOTEMPTY set-policy "$MNT/full" "$keyid"
+sync
+incompat=$(btrfs inspect-internal dump-super "$DISK1" | awk '$1 == "incompat_flags" {print $2}')
+[ $((incompat & 0x8000)) = 0 ] || fail "a refused policy set the encrypt feature"
 fscrypt-ioctl set-policy "$MNT/enc" "$keyid"
 fscrypt-ioctl get-policy "$MNT/enc" >/tmp/policy
 cat /tmp/policy
@@ -86,9 +90,11 @@ rmdir "$MNT/enc" "$MNT/adiantum"
 
 step "a snapshot of a subvolume keeps its encrypted directory's policy"
 fscrypt-ioctl add-key "$MNT" </tmp/key >/dev/null
-mkdir "$MNT/sub/d"
+mkdir "$MNT/sub/d" "$MNT/sub/e"
 fscrypt-ioctl set-policy "$MNT/sub/d" "$keyid"
 btrfs subvolume snapshot "$MNT/sub" "$MNT/sub-snap" >/dev/null
+btrfs subvolume snapshot -r "$MNT/sub" "$MNT/sub-ro" >/dev/null
+expect_errno EROFS set-policy "$MNT/sub-ro/e" "$keyid"
 fscrypt-ioctl get-policy "$MNT/sub-snap/d" | grep -qx "key $keyid" ||
 	fail "the snapshot's directory lost its policy"
 fscrypt-ioctl get-flags "$MNT/sub-snap/d" | grep -q encrypt || fail "no encrypt flag in the snapshot"
