@@ -375,13 +375,20 @@ static void test_extent_iv(struct kunit *test)
 
 /* ---- key derivation ---- */
 
+/* The master key M of the known answers: 00 01 02 ... 3f */
+static void kt_master_key_bytes(u8 master[64])
+{
+	int i;
+
+	for (i = 0; i < 64; i++)
+		master[i] = i;
+}
+
 static void kt_init_hkdf(struct kunit *test, struct fscrypt_hkdf *hkdf)
 {
 	u8 master[64];
-	int i;
 
-	for (i = 0; i < sizeof(master); i++)
-		master[i] = i;
+	kt_master_key_bytes(master);
 	KUNIT_ASSERT_EQ(test, fscrypt_init_hkdf(hkdf, master, sizeof(master)),
 			0);
 }
@@ -579,10 +586,8 @@ static struct fscrypt_extent_kdf *kt_extent_kdf(struct kunit *test)
 {
 	struct fscrypt_extent_kdf *kdf;
 	u8 master[64];
-	int i;
 
-	for (i = 0; i < sizeof(master); i++)
-		master[i] = i;
+	kt_master_key_bytes(master);
 	kdf = fscrypt_new_extent_kdf(master, sizeof(master));
 	KUNIT_ASSERT_FALSE(test, IS_ERR(kdf));
 	return kdf;
