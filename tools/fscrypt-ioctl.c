@@ -4,15 +4,20 @@
  * shell scripts.  Failures name the errno so tests can assert on exact errors.
  */
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <linux/btrfs.h>
+#include <linux/btrfs_tree.h>
 #include <linux/fs.h>
 #include <linux/fscrypt.h>
 
@@ -77,6 +82,7 @@ static const char usage_text[] =
 	"  get-nonce FILE\n"
 	"  get-flags FILE\n"
 	"  clone SRC DST            (FICLONE: DST shares all of SRC's extents)\n"
+	"  extents FILE             (btrfs, as root: FILE's file extent items)\n"
 	"  help\n"
 	"\n"
 	"KEYSPEC is a 32-hex-digit v2 key identifier or a 16-hex-digit v1 descriptor.\n"
@@ -85,7 +91,20 @@ static const char usage_text[] =
 	"LIST: comma-separated direct_key, iv_ino_lblk_64, iv_ino_lblk_32, or none\n"
 	"--version=N stores a raw policy version byte (0-255), valid or not.\n"
 	"add-key reads the raw key (1-64 bytes) from stdin unless --hex is given.\n"
-	"--print-errno: when a syscall fails, also print its errno name on stdout.\n";
+	"--print-errno: when a syscall fails, also print its errno name on stdout.\n"
+	"\n"
+	"extents prints one line per EXTENT_DATA item of FILE (BTRFS_IOC_TREE_SEARCH\n"
+	"in FILE's subvolume), in file order:\n"
+	"  FILE_OFFSET TYPE DISK_BYTENR DISK_NUM_BYTES OFFSET NUM_BYTES PHYSICAL\n"
+	"  ENCRYPTION CONTEXT_HEX\n"
+	"TYPE is inline, reg or prealloc; numbers are decimal bytes; ENCRYPTION is\n"
+	"the item's encryption byte (decimal); CONTEXT_HEX the bytes after a reg or\n"
+	"prealloc item (the extent's encryption context), or -. PHYSICAL is where\n"
+	"DISK_BYTENR lies on the device of stripe 0 of its chunk (the device itself\n"
+	"on a single-device filesystem); - for holes (DISK_BYTENR 0) and inline\n"
+	"extents, ? in a striped (RAID0/10/5/6) chunk. Inline extents show - for\n"
+	"DISK_BYTENR and OFFSET, the bytes stored in the item as DISK_NUM_BYTES and\n"
+	"ram_bytes as NUM_BYTES.\n";
 
 static void __noreturn __printf(1, 2) usage_error(const char *fmt, ...)
 {
@@ -532,6 +551,259 @@ static int cmd_clone(const struct cmd_args *args)
 	return ret < 0 ? report_syscall_error("FICLONE", args->pos[1], err) : 0;
 }
 
+/* Little-endian fields of on-disk btrfs items, which need not be aligned. */
+static __u64 get_le64(const __u8 *p)
+{
+	__u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+static __u16 get_le16(const __u8 *p)
+{
+	__u16 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le16toh(v);
+}
+
+/* Called for each item found; returns 0 to go on, non-zero to stop with it. */
+typedef int (*search_fn)(const struct btrfs_ioctl_search_header *sh,
+			 const __u8 *item, void *ctx);
+
+/*
+ * Calls @fn on every item of tree @tree_id (0: the subvolume of @fd) with a
+ * key from (@objectid, @type, @min_offset) to (@objectid, @type, @max_offset),
+ * in key order.  One BTRFS_IOC_TREE_SEARCH returns as many items as fit in its
+ * buffer, so search again after the last offset returned until the kernel
+ * finds nothing more.
+ */
+static int search_items(int fd, const char *path, __u64 tree_id,
+			__u64 objectid, __u8 type, __u64 min_offset,
+			__u64 max_offset, search_fn fn, void *ctx)
+{
+	struct btrfs_ioctl_search_args args;
+	struct btrfs_ioctl_search_key *sk = &args.key;
+	struct btrfs_ioctl_search_header sh;
+	__u64 last = 0;
+	size_t pos;
+	__u32 i;
+	int ret;
+
+	for (;;) {
+		memset(&args, 0, sizeof(args));
+		sk->tree_id = tree_id;
+		sk->min_objectid = objectid;
+		sk->max_objectid = objectid;
+		sk->min_type = type;
+		sk->max_type = type;
+		sk->min_offset = min_offset;
+		sk->max_offset = max_offset;
+		sk->min_transid = 0;
+		sk->max_transid = (__u64)-1;
+		sk->nr_items = (__u32)-1;
+		if (ioctl(fd, BTRFS_IOC_TREE_SEARCH, &args) < 0)
+			return report_syscall_error("BTRFS_IOC_TREE_SEARCH", path, errno);
+		if (sk->nr_items == 0)
+			return 0;
+		pos = 0;
+		for (i = 0; i < sk->nr_items; i++) {
+			if (pos + sizeof(sh) > sizeof(args.buf)) {
+				fprintf(stderr, "%s: %s: search result overruns its buffer\n",
+					progname, path);
+				return 1;
+			}
+			memcpy(&sh, args.buf + pos, sizeof(sh));
+			pos += sizeof(sh);
+			if (pos + sh.len > sizeof(args.buf)) {
+				fprintf(stderr, "%s: %s: item of %u bytes overruns the buffer\n",
+					progname, path, sh.len);
+				return 1;
+			}
+			if (sh.objectid == objectid && sh.type == type) {
+				ret = fn(&sh, (const __u8 *)args.buf + pos, ctx);
+				if (ret)
+					return ret;
+			}
+			pos += sh.len;
+			last = sh.offset;
+		}
+		if (last >= max_offset)
+			return 0;
+		min_offset = last + 1;
+	}
+}
+
+struct chunk {
+	__u64 start;
+	__u64 length;
+	__u64 type;
+	__u64 stripe0_offset;
+};
+
+struct chunk_list {
+	struct chunk *chunks;
+	size_t n;
+	size_t alloc;
+	const char *path;
+};
+
+static int add_chunk(const struct btrfs_ioctl_search_header *sh,
+		     const __u8 *item, void *ctx)
+{
+	struct chunk_list *list = ctx;
+	struct chunk *c;
+
+	if (sh->len < sizeof(struct btrfs_chunk) ||
+	    get_le16(item + offsetof(struct btrfs_chunk, num_stripes)) == 0) {
+		fprintf(stderr, "%s: %s: chunk item at %llu is too short\n", progname,
+			list->path, (unsigned long long)sh->offset);
+		return 1;
+	}
+	if (list->n == list->alloc) {
+		list->alloc = list->alloc ? 2 * list->alloc : 16;
+		list->chunks = realloc(list->chunks, list->alloc * sizeof(*c));
+		if (!list->chunks) {
+			fprintf(stderr, "%s: out of memory\n", progname);
+			return 1;
+		}
+	}
+	c = &list->chunks[list->n++];
+	c->start = sh->offset;
+	c->length = get_le64(item + offsetof(struct btrfs_chunk, length));
+	c->type = get_le64(item + offsetof(struct btrfs_chunk, type));
+	c->stripe0_offset = get_le64(item + offsetof(struct btrfs_chunk, stripe) +
+				     offsetof(struct btrfs_stripe, offset));
+	return 0;
+}
+
+struct extent_walk {
+	int fd;
+	const char *path;
+	struct chunk_list chunks;
+	bool chunks_read;
+};
+
+/* The device offset of logical address @bytenr, in @buf ("?" if striped). */
+static int physical_of(struct extent_walk *w, __u64 bytenr, char *buf, size_t size)
+{
+	const __u64 striped = BTRFS_BLOCK_GROUP_RAID0 | BTRFS_BLOCK_GROUP_RAID10 |
+			      BTRFS_BLOCK_GROUP_RAID56_MASK;
+	size_t i;
+
+	/* The chunk tree is small; read all of it once. */
+	if (!w->chunks_read) {
+		w->chunks.path = w->path;
+		if (search_items(w->fd, w->path, BTRFS_CHUNK_TREE_OBJECTID,
+				 BTRFS_FIRST_CHUNK_TREE_OBJECTID,
+				 BTRFS_CHUNK_ITEM_KEY, 0, (__u64)-1, add_chunk,
+				 &w->chunks))
+			return 1;
+		w->chunks_read = true;
+	}
+	for (i = 0; i < w->chunks.n; i++) {
+		const struct chunk *c = &w->chunks.chunks[i];
+
+		if (bytenr < c->start || bytenr - c->start >= c->length)
+			continue;
+		if (c->type & striped)
+			snprintf(buf, size, "?");
+		else
+			snprintf(buf, size, "%llu", (unsigned long long)
+				 (c->stripe0_offset + (bytenr - c->start)));
+		return 0;
+	}
+	fprintf(stderr, "%s: %s: no chunk covers logical address %llu\n",
+		progname, w->path, (unsigned long long)bytenr);
+	return 1;
+}
+
+static int print_extent(const struct btrfs_ioctl_search_header *sh,
+			const __u8 *item, void *ctx)
+{
+	/* The inline data start where disk_bytenr would be. */
+	const size_t inline_start = offsetof(struct btrfs_file_extent_item, disk_bytenr);
+	const size_t fixed = sizeof(struct btrfs_file_extent_item);
+	static const char * const types[] = {
+		[BTRFS_FILE_EXTENT_INLINE] = "inline",
+		[BTRFS_FILE_EXTENT_REG] = "reg",
+		[BTRFS_FILE_EXTENT_PREALLOC] = "prealloc",
+	};
+	struct extent_walk *w = ctx;
+	char physical[32];
+	__u8 type, encryption;
+	__u64 bytenr;
+	size_t i;
+
+	if (sh->len < inline_start) {
+		fprintf(stderr, "%s: %s: file extent item at %llu is %u bytes\n",
+			progname, w->path, (unsigned long long)sh->offset, sh->len);
+		return 1;
+	}
+	type = item[offsetof(struct btrfs_file_extent_item, type)];
+	encryption = item[offsetof(struct btrfs_file_extent_item, encryption)];
+	if (type == BTRFS_FILE_EXTENT_INLINE) {
+		printf("%llu inline - %u - %llu - %u -\n",
+		       (unsigned long long)sh->offset, sh->len - (__u32)inline_start,
+		       (unsigned long long)get_le64(item + offsetof(struct btrfs_file_extent_item,
+								   ram_bytes)),
+		       encryption);
+		return 0;
+	}
+	if (type >= ARRAY_SIZE(types) || sh->len < fixed) {
+		fprintf(stderr, "%s: %s: file extent item at %llu: type %u, %u bytes\n",
+			progname, w->path, (unsigned long long)sh->offset, type, sh->len);
+		return 1;
+	}
+	bytenr = get_le64(item + offsetof(struct btrfs_file_extent_item, disk_bytenr));
+	if (!bytenr)
+		snprintf(physical, sizeof(physical), "-");
+	else if (physical_of(w, bytenr, physical, sizeof(physical)))
+		return 1;
+	printf("%llu %s %llu %llu %llu %llu %s %u ",
+	       (unsigned long long)sh->offset, types[type],
+	       (unsigned long long)bytenr,
+	       (unsigned long long)get_le64(item + offsetof(struct btrfs_file_extent_item,
+							   disk_num_bytes)),
+	       (unsigned long long)get_le64(item + offsetof(struct btrfs_file_extent_item,
+							   offset)),
+	       (unsigned long long)get_le64(item + offsetof(struct btrfs_file_extent_item,
+							   num_bytes)),
+	       physical, encryption);
+	if (sh->len == fixed) {
+		printf("-\n");
+		return 0;
+	}
+	for (i = fixed; i < sh->len; i++)
+		printf("%02x", item[i]);
+	putchar('\n');
+	return 0;
+}
+
+static int cmd_extents(const struct cmd_args *args)
+{
+	struct extent_walk w = { .path = args->pos[0] };
+	struct stat st;
+	int ret;
+
+	w.fd = open(w.path, O_RDONLY | O_CLOEXEC);
+	if (w.fd < 0)
+		return report_syscall_error("open", w.path, errno);
+	if (fstat(w.fd, &st) < 0) {
+		ret = report_syscall_error("fstat", w.path, errno);
+	} else {
+		/* Tree 0 is the subvolume that holds the open file. */
+		ret = search_items(w.fd, w.path, 0, st.st_ino, BTRFS_EXTENT_DATA_KEY,
+				   0, (__u64)-1, print_extent, &w);
+	}
+	free(w.chunks.chunks);
+	close(w.fd);
+	if (fflush(stdout))
+		ret = report_syscall_error("write", "stdout", errno);
+	return ret;
+}
+
 static const struct command {
 	const char *name;
 	int (*fn)(const struct cmd_args *args);
@@ -547,6 +819,7 @@ static const struct command {
 	{ "get-nonce", cmd_get_nonce, 1, false },
 	{ "get-flags", cmd_get_flags, 1, false },
 	{ "clone", cmd_clone, 2, false },
+	{ "extents", cmd_extents, 1, false },
 };
 
 /* Options may come anywhere after the command, mixed with positionals. */

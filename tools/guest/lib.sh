@@ -10,11 +10,22 @@ MNT=/mnt/scratch
 REF=/tmp/ref
 
 fail() {
+	FAILED=1
 	echo "FAILED: $*"
 	exit 1
 }
 
-step() { echo "-- $*"; }
+step() {
+	STEP=$*
+	echo "-- $*"
+}
+
+# name_failures: from now on, a case that sh -e ends because a command failed
+# also ends with a FAILED line that names its step.
+name_failures() {
+	trap 'rc=$?; [ $rc = 0 ] || [ -n "${FAILED:-}" ] ||
+		echo "FAILED: a command failed (exit $rc) in step: ${STEP:-setup}"' EXIT
+}
 
 # A file of SIZE random bytes (SIZE as head -c takes it).
 random_file() { head -c "$2" /dev/urandom >"$1"; }
@@ -62,3 +73,187 @@ must_fail() {
 # the harness's log check, need the whole log).
 dmesg_mark() { DMESG_MARK=$(dmesg | wc -l); }
 dmesg_since() { dmesg | tail -n +$((DMESG_MARK + 1)); }
+
+# read_bytes FILE OFFSET LENGTH: LENGTH bytes of FILE (or a device) from byte
+# OFFSET, to stdout. Sync and drop_caches first to read a device as it is on
+# disk.
+read_bytes() {
+	dd if="$1" bs=65536 skip="$2" count="$3" iflag=skip_bytes,count_bytes 2>/dev/null
+}
+
+# End-to-end encryption cases (20-25): the filesystem under test is $E2E_FS
+# (btrfs, or ext4 to check the cases themselves where fscrypt already works),
+# from e2e_fs= on the kernel command line (tools/integration: E2E_FS=).
+E2E_FS=${E2E_FS:-btrfs}
+E2E_KEY=/tmp/e2e.key
+
+is_btrfs() { [ "$E2E_FS" = btrfs ]; }
+
+# e2e_mkfs [MIB]: a fresh $E2E_FS on $DISK1, MIB MiB large when given (so
+# that a scan of the device can stop there), else the whole disk.
+e2e_mkfs() {
+	case $E2E_FS in
+	btrfs)	mkfs_btrfs ${1:+-b "${1}M"} "$DISK1" ;;
+	# stable_inodes: ext4 then accepts the IV_INO_LBLK_* policies (case 24).
+	ext4)	/sbin/mke2fs -q -F -t ext4 -b 4096 -O encrypt,stable_inodes "$DISK1" ${1:+"${1}M"} ;;
+	*)	fail "unknown E2E_FS '$E2E_FS'" ;;
+	esac
+}
+
+e2e_mount() {
+	mkdir -p "$MNT"
+	mount -t "$E2E_FS" "$DISK1" "$MNT"
+}
+
+e2e_umount() {
+	umount "$MNT"
+	! grep -q " $MNT " /proc/mounts || fail "$MNT is still mounted"
+}
+
+# e2e_add_key: adds the key in $E2E_KEY to $MNT; sets KEYID.
+e2e_add_key() {
+	KEYID=$(fscrypt-ioctl add-key "$MNT" <"$E2E_KEY")
+	[ ${#KEYID} = 32 ] || fail "add-key printed '$KEYID'"
+	[ "$(fscrypt-ioctl key-status "$MNT" "$KEYID" | head -n 1)" = present ] ||
+		fail "key $KEYID not present after add-key"
+}
+
+# e2e_remove_key: removes the key completely (no file still busy). Cached
+# dentries and inodes of the encrypted files pin it: drop them first.
+e2e_remove_key() {
+	drop_caches
+	out=$(fscrypt-ioctl remove-key "$MNT" "$KEYID")
+	[ "$out" = removed ] || fail "remove-key: '$out'"
+	[ "$(fscrypt-ioctl key-status "$MNT" "$KEYID" | head -n 1)" = absent ] ||
+		fail "key $KEYID still present after remove-key"
+}
+
+# e2e_begin [MIB]: fresh filesystem, mounted on $MNT, a new random key added.
+e2e_begin() {
+	name_failures
+	step "fresh $E2E_FS on $DISK1${1:+ ($1 MiB)}, a new key"
+	e2e_mkfs "$@"
+	e2e_mount
+	head -c 64 /dev/urandom >"$E2E_KEY"
+	e2e_add_key
+}
+
+# e2e_encrypt DIR [set-policy options]: makes DIR an empty directory with a
+# policy for KEYID and checks that the policy reads back.
+e2e_encrypt() {
+	dir=$1
+	shift
+	mkdir "$dir"
+	fscrypt-ioctl set-policy "$dir" "$KEYID" "$@"
+	fscrypt-ioctl get-policy "$dir" >/tmp/policy
+	grep -qx "key $KEYID" /tmp/policy || fail "$dir: policy: $(cat /tmp/policy)"
+	fscrypt-ioctl get-flags "$dir" | grep -q ' encrypt$' || fail "$dir: no encrypt flag"
+}
+
+# tree_shape DIR: one line per entry below DIR, sorted by name: its type, for
+# files the link count, for symlinks the target.
+tree_shape() {
+	(cd "$1" && find . | sort | while read -r p; do
+		if [ -L "$p" ]; then
+			echo "l $p -> $(readlink "$p")"
+		elif [ -d "$p" ]; then
+			echo "d $p"
+		else
+			echo "f $(stat -c %h "$p") $p"
+		fi
+	done)
+}
+
+# expect_enokey CMD...: CMD fails with ENOKEY ("Required key not available").
+expect_enokey() {
+	if "$@" 2>/tmp/enokey.err; then fail "expected ENOKEY, succeeded: $*"; fi
+	grep -q 'Required key not available' /tmp/enokey.err ||
+		fail "expected ENOKEY: $*: $(cat /tmp/enokey.err)"
+	echo "ok: ENOKEY: $*"
+}
+
+# A name of LENGTH bytes: the character C repeated.
+name_of_length() { head -c "$1" /dev/zero | tr '\0' "$2"; }
+
+# The kernel message of a refused policy: needs dmesg_mark before.
+expect_kmsg() {
+	dmesg_since | grep -q "$1" || fail "no kernel message '$1': $(dmesg_since | tail -n 3)"
+	echo "ok: kernel message '$1'"
+}
+
+# The long symlink target of the reference tree: 240 bytes.
+E2E_LONG_TARGET=$(name_of_length 200 t)/../target-$(name_of_length 29 u)
+
+# e2e_tree_links ROOT: the directories and links of the reference tree, in
+# ROOT, which has its files already.
+e2e_tree_links() {
+	mkdir -p "$1/d1/empty"
+	ln -s d1/d2/d3/nested "$1/link"
+	ln -s "$E2E_LONG_TARGET" "$1/d1/longlink"
+	ln "$1/f1" "$1/d1/d2/hard"
+}
+
+# e2e_make_ref SIZE...: the reference tree in $REF (tmpfs): random files
+# fSIZE, d1/d2/d3/nested, an empty directory, a short and a long symlink and
+# a hard link; its shape and digests are kept for e2e_check_tree. Needs a
+# size 1 (the hard link's target).
+e2e_make_ref() {
+	mkdir -p "$REF/d1/d2/d3"
+	for size in "$@"; do
+		random_file "$REF/f$size" "$size"
+	done
+	random_file "$REF/d1/d2/d3/nested" 5000
+	e2e_tree_links "$REF"
+	tree_shape "$REF" >/tmp/e2e.ref.shape
+	digests "$REF" >/tmp/e2e.ref.digests
+}
+
+# e2e_copy_ref DIR: the same tree in DIR (an empty directory).
+e2e_copy_ref() {
+	mkdir -p "$1/d1/d2/d3"
+	cp "$REF"/f* "$1/"
+	cp "$REF/d1/d2/d3/nested" "$1/d1/d2/d3/nested"
+	e2e_tree_links "$1"
+}
+
+# e2e_check_tree DIR: DIR holds the reference tree, byte for byte: names,
+# types, link counts, symlink targets, contents; every file and directory
+# has the encrypt flag and DIR's policy; the symlink leads to its file, the
+# hard link is the same inode.
+e2e_check_tree() {
+	tree_shape "$1" >/tmp/shape.b
+	cmp -s /tmp/e2e.ref.shape /tmp/shape.b || {
+		diff /tmp/e2e.ref.shape /tmp/shape.b | head -20
+		fail "the names below $1 differ from the reference tree"
+	}
+	digests "$1" >/tmp/digests.b
+	cmp -s /tmp/e2e.ref.digests /tmp/digests.b || {
+		diff /tmp/e2e.ref.digests /tmp/digests.b | head -20
+		fail "contents below $1 differ from the reference tree"
+	}
+	[ "$(readlink "$1/d1/longlink")" = "$E2E_LONG_TARGET" ] || fail "long symlink target"
+	cmp -s "$REF/d1/d2/d3/nested" "$1/link" || fail "reading through the symlink"
+	[ "$(stat -c %i "$1/f1")" = "$(stat -c %i "$1/d1/d2/hard")" ] ||
+		fail "the hard link is not the same inode"
+	fscrypt-ioctl get-policy "$1" >/tmp/policy.root
+	find "$1" -type f -o -type d >/tmp/entries
+	while read -r p; do
+		fscrypt-ioctl get-flags "$p" | grep -q ' encrypt$' || fail "$p: no encrypt flag"
+		fscrypt-ioctl get-policy "$p" | cmp -s /tmp/policy.root - ||
+			fail "$p: policy differs from $1's"
+	done </tmp/entries
+	echo "ok: $1: $(wc -l </tmp/shape.b) entries, names, contents, flags and policies as in the reference"
+}
+
+# scan_device DEV BYTES MARKERS: where each string of the file MARKERS (one
+# a line, of letters, digits, '_' and '-' only) is in the first BYTES bytes
+# of DEV, as "COUNT MARKER" lines: COUNT is the number of runs of those
+# characters on DEV that contain the marker, 0 when none does. Sync, unmount
+# and drop_caches first.
+scan_device() {
+	head -c "$2" "$1" | tr -cs 'A-Za-z0-9_-' '\n' >/tmp/scan.runs
+	while read -r m; do
+		echo "$(grep -c -F -e "$m" /tmp/scan.runs) $m"
+	done <"$3"
+	rm -f /tmp/scan.runs
+}
