@@ -28,7 +28,7 @@
 #define __noreturn	__attribute__((noreturn))
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define MAX_POSITIONAL	2
+#define MAX_POSITIONAL	3
 #define MAX_OPTIONS	8
 
 static const char *progname = "fscrypt-ioctl";
@@ -82,7 +82,11 @@ static const char usage_text[] =
 	"  get-nonce FILE\n"
 	"  get-flags FILE\n"
 	"  clone SRC DST            (FICLONE: DST shares all of SRC's extents)\n"
-	"  extents FILE             (btrfs, as root: FILE's file extent items)\n"
+	"  dedupe SRC DST           (FIDEDUPERANGE: all of SRC onto DST at offset 0)\n"
+	"  punch FILE OFFSET LENGTH (fallocate PUNCH_HOLE | KEEP_SIZE)\n"
+	"  extents FILE [--compression]\n"
+	"                           (btrfs, as root: FILE's file extent items)\n"
+	"  chunks PATH              (btrfs, as root: the chunks of PATH's filesystem)\n"
 	"  help\n"
 	"\n"
 	"KEYSPEC is a 32-hex-digit v2 key identifier or a 16-hex-digit v1 descriptor.\n"
@@ -104,7 +108,21 @@ static const char usage_text[] =
 	"on a single-device filesystem); - for holes (DISK_BYTENR 0) and inline\n"
 	"extents, ? in a striped (RAID0/10/5/6) chunk. Inline extents show - for\n"
 	"DISK_BYTENR and OFFSET, the bytes stored in the item as DISK_NUM_BYTES and\n"
-	"ram_bytes as NUM_BYTES.\n";
+	"ram_bytes as NUM_BYTES. --compression adds a last column COMPRESSION, the\n"
+	"item's compression byte (0 none, 1 zlib, 2 lzo, 3 zstd).\n"
+	"\n"
+	"dedupe prints \"deduped N\" (bytes) when the ranges were the same and\n"
+	"shared, \"differs\" (exit status 1) when their data differ; an error the\n"
+	"kernel reports for the destination is reported like a failed syscall.\n"
+	"\n"
+	"chunks prints one line per chunk item (BTRFS_IOC_TREE_SEARCH in the chunk\n"
+	"tree), in logical order:\n"
+	"  LOGICAL LENGTH TYPE/PROFILE DEVICE_LENGTH DEVID:OFFSET[,DEVID:OFFSET...]\n"
+	"TYPE is data, metadata, system or a combination (data+metadata); PROFILE\n"
+	"single, dup, raid0, raid1, raid1c3, raid1c4, raid10, raid5 or raid6.\n"
+	"DEVICE_LENGTH is the bytes the chunk takes on each of its stripes' devices;\n"
+	"one DEVID:OFFSET per stripe says where. In a single, dup or raid1* chunk\n"
+	"logical address L is at OFFSET + (L - LOGICAL) on every stripe's device.\n";
 
 static void __noreturn __printf(1, 2) usage_error(const char *fmt, ...)
 {
@@ -551,6 +569,80 @@ static int cmd_clone(const struct cmd_args *args)
 	return ret < 0 ? report_syscall_error("FICLONE", args->pos[1], err) : 0;
 }
 
+static int cmd_dedupe(const struct cmd_args *args)
+{
+	union {
+		struct file_dedupe_range range;
+		__u8 buf[sizeof(struct file_dedupe_range) +
+			 sizeof(struct file_dedupe_range_info)];
+	} u;
+	struct file_dedupe_range_info *info = &u.range.info[0];
+	struct stat st;
+	int src, dst, ret, err;
+
+	src = open(args->pos[0], O_RDONLY | O_CLOEXEC);
+	if (src < 0)
+		return report_syscall_error("open", args->pos[0], errno);
+	if (fstat(src, &st) < 0) {
+		err = errno;
+		close(src);
+		return report_syscall_error("fstat", args->pos[0], err);
+	}
+	/* Dedupe needs the destination open for writing (or its owner, root). */
+	dst = open(args->pos[1], O_RDWR | O_CLOEXEC);
+	if (dst < 0) {
+		err = errno;
+		close(src);
+		return report_syscall_error("open", args->pos[1], err);
+	}
+	memset(&u, 0, sizeof(u));
+	u.range.src_offset = 0;
+	u.range.src_length = (__u64)st.st_size;
+	u.range.dest_count = 1;
+	info->dest_fd = dst;
+	info->dest_offset = 0;
+	ret = ioctl(src, FIDEDUPERANGE, &u.range);
+	err = errno;
+	close(dst);
+	close(src);
+	if (ret < 0)
+		return report_syscall_error("FIDEDUPERANGE", args->pos[0], err);
+	if (info->status < 0)
+		return report_syscall_error("FIDEDUPERANGE", args->pos[1], -info->status);
+	if (info->status == FILE_DEDUPE_RANGE_DIFFERS) {
+		printf("differs\n");
+		return 1;
+	}
+	printf("deduped %llu\n", (unsigned long long)info->bytes_deduped);
+	return 0;
+}
+
+static off_t parse_offset(const char *str)
+{
+	char *end;
+	long long val;
+
+	errno = 0;
+	val = strtoll(str, &end, 0);
+	if (errno || end == str || *end || val < 0)
+		usage_error("'%s' is not a byte count", str);
+	return (off_t)val;
+}
+
+static int cmd_punch(const struct cmd_args *args)
+{
+	off_t off = parse_offset(args->pos[1]), len = parse_offset(args->pos[2]);
+	int fd, ret, err;
+
+	fd = open(args->pos[0], O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return report_syscall_error("open", args->pos[0], errno);
+	ret = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len);
+	err = errno;
+	close(fd);
+	return ret < 0 ? report_syscall_error("fallocate", args->pos[0], err) : 0;
+}
+
 /* Little-endian fields of on-disk btrfs items, which need not be aligned. */
 static __u64 get_le64(const __u8 *p)
 {
@@ -635,11 +727,18 @@ static int search_items(int fd, const char *path, __u64 tree_id,
 	}
 }
 
+struct stripe {
+	__u64 devid;
+	__u64 offset;
+};
+
 struct chunk {
 	__u64 start;
 	__u64 length;
 	__u64 type;
-	__u64 stripe0_offset;
+	__u16 num_stripes;
+	__u16 sub_stripes;
+	struct stripe *stripes;
 };
 
 struct chunk_list {
@@ -652,11 +751,15 @@ struct chunk_list {
 static int add_chunk(const struct btrfs_ioctl_search_header *sh,
 		     const __u8 *item, void *ctx)
 {
+	const size_t first_stripe = offsetof(struct btrfs_chunk, stripe);
 	struct chunk_list *list = ctx;
 	struct chunk *c;
+	__u16 num_stripes, i;
 
-	if (sh->len < sizeof(struct btrfs_chunk) ||
-	    get_le16(item + offsetof(struct btrfs_chunk, num_stripes)) == 0) {
+	num_stripes = sh->len < sizeof(struct btrfs_chunk) ? 0 :
+		      get_le16(item + offsetof(struct btrfs_chunk, num_stripes));
+	if (num_stripes == 0 ||
+	    sh->len < first_stripe + num_stripes * sizeof(struct btrfs_stripe)) {
 		fprintf(stderr, "%s: %s: chunk item at %llu is too short\n", progname,
 			list->path, (unsigned long long)sh->offset);
 		return 1;
@@ -673,9 +776,38 @@ static int add_chunk(const struct btrfs_ioctl_search_header *sh,
 	c->start = sh->offset;
 	c->length = get_le64(item + offsetof(struct btrfs_chunk, length));
 	c->type = get_le64(item + offsetof(struct btrfs_chunk, type));
-	c->stripe0_offset = get_le64(item + offsetof(struct btrfs_chunk, stripe) +
-				     offsetof(struct btrfs_stripe, offset));
+	c->num_stripes = num_stripes;
+	c->sub_stripes = get_le16(item + offsetof(struct btrfs_chunk, sub_stripes));
+	c->stripes = calloc(num_stripes, sizeof(*c->stripes));
+	if (!c->stripes) {
+		fprintf(stderr, "%s: out of memory\n", progname);
+		list->n--;
+		return 1;
+	}
+	for (i = 0; i < num_stripes; i++) {
+		const __u8 *st = item + first_stripe + i * sizeof(struct btrfs_stripe);
+
+		c->stripes[i].devid = get_le64(st + offsetof(struct btrfs_stripe, devid));
+		c->stripes[i].offset = get_le64(st + offsetof(struct btrfs_stripe, offset));
+	}
 	return 0;
+}
+
+static int read_chunks(int fd, struct chunk_list *list)
+{
+	/* The chunk tree is small; read all of it at once. */
+	return search_items(fd, list->path, BTRFS_CHUNK_TREE_OBJECTID,
+			    BTRFS_FIRST_CHUNK_TREE_OBJECTID, BTRFS_CHUNK_ITEM_KEY,
+			    0, (__u64)-1, add_chunk, list);
+}
+
+static void free_chunks(struct chunk_list *list)
+{
+	size_t i;
+
+	for (i = 0; i < list->n; i++)
+		free(list->chunks[i].stripes);
+	free(list->chunks);
 }
 
 struct extent_walk {
@@ -683,6 +815,7 @@ struct extent_walk {
 	const char *path;
 	struct chunk_list chunks;
 	bool chunks_read;
+	bool compression;
 };
 
 /* The device offset of logical address @bytenr, in @buf ("?" if striped). */
@@ -692,13 +825,9 @@ static int physical_of(struct extent_walk *w, __u64 bytenr, char *buf, size_t si
 			      BTRFS_BLOCK_GROUP_RAID56_MASK;
 	size_t i;
 
-	/* The chunk tree is small; read all of it once. */
 	if (!w->chunks_read) {
 		w->chunks.path = w->path;
-		if (search_items(w->fd, w->path, BTRFS_CHUNK_TREE_OBJECTID,
-				 BTRFS_FIRST_CHUNK_TREE_OBJECTID,
-				 BTRFS_CHUNK_ITEM_KEY, 0, (__u64)-1, add_chunk,
-				 &w->chunks))
+		if (read_chunks(w->fd, &w->chunks))
 			return 1;
 		w->chunks_read = true;
 	}
@@ -711,7 +840,7 @@ static int physical_of(struct extent_walk *w, __u64 bytenr, char *buf, size_t si
 			snprintf(buf, size, "?");
 		else
 			snprintf(buf, size, "%llu", (unsigned long long)
-				 (c->stripe0_offset + (bytenr - c->start)));
+				 (c->stripes[0].offset + (bytenr - c->start)));
 		return 0;
 	}
 	fprintf(stderr, "%s: %s: no chunk covers logical address %llu\n",
@@ -732,7 +861,7 @@ static int print_extent(const struct btrfs_ioctl_search_header *sh,
 	};
 	struct extent_walk *w = ctx;
 	char physical[32];
-	__u8 type, encryption;
+	__u8 type, encryption, compression;
 	__u64 bytenr;
 	size_t i;
 
@@ -743,12 +872,16 @@ static int print_extent(const struct btrfs_ioctl_search_header *sh,
 	}
 	type = item[offsetof(struct btrfs_file_extent_item, type)];
 	encryption = item[offsetof(struct btrfs_file_extent_item, encryption)];
+	compression = item[offsetof(struct btrfs_file_extent_item, compression)];
 	if (type == BTRFS_FILE_EXTENT_INLINE) {
-		printf("%llu inline - %u - %llu - %u -\n",
+		printf("%llu inline - %u - %llu - %u -",
 		       (unsigned long long)sh->offset, sh->len - (__u32)inline_start,
 		       (unsigned long long)get_le64(item + offsetof(struct btrfs_file_extent_item,
 								   ram_bytes)),
 		       encryption);
+		if (w->compression)
+			printf(" %u", compression);
+		putchar('\n');
 		return 0;
 	}
 	if (type >= ARRAY_SIZE(types) || sh->len < fixed) {
@@ -771,12 +904,12 @@ static int print_extent(const struct btrfs_ioctl_search_header *sh,
 	       (unsigned long long)get_le64(item + offsetof(struct btrfs_file_extent_item,
 							   num_bytes)),
 	       physical, encryption);
-	if (sh->len == fixed) {
-		printf("-\n");
-		return 0;
-	}
+	if (sh->len == fixed)
+		printf("-");
 	for (i = fixed; i < sh->len; i++)
 		printf("%02x", item[i]);
+	if (w->compression)
+		printf(" %u", compression);
 	putchar('\n');
 	return 0;
 }
@@ -785,8 +918,13 @@ static int cmd_extents(const struct cmd_args *args)
 {
 	struct extent_walk w = { .path = args->pos[0] };
 	struct stat st;
-	int ret;
+	int i, ret;
 
+	for (i = 0; i < args->nopts; i++) {
+		if (strcmp(args->opts[i], "--compression"))
+			usage_error("extents: unknown option '%s'", args->opts[i]);
+		w.compression = true;
+	}
 	w.fd = open(w.path, O_RDONLY | O_CLOEXEC);
 	if (w.fd < 0)
 		return report_syscall_error("open", w.path, errno);
@@ -797,8 +935,90 @@ static int cmd_extents(const struct cmd_args *args)
 		ret = search_items(w.fd, w.path, 0, st.st_ino, BTRFS_EXTENT_DATA_KEY,
 				   0, (__u64)-1, print_extent, &w);
 	}
-	free(w.chunks.chunks);
+	free_chunks(&w.chunks);
 	close(w.fd);
+	if (fflush(stdout))
+		ret = report_syscall_error("write", "stdout", errno);
+	return ret;
+}
+
+static const struct name_value chunk_types[] = {
+	{ "data", BTRFS_BLOCK_GROUP_DATA },
+	{ "system", BTRFS_BLOCK_GROUP_SYSTEM },
+	{ "metadata", BTRFS_BLOCK_GROUP_METADATA },
+};
+
+static const struct name_value chunk_profiles[] = {
+	{ "raid0", BTRFS_BLOCK_GROUP_RAID0 },
+	{ "raid1", BTRFS_BLOCK_GROUP_RAID1 },
+	{ "dup", BTRFS_BLOCK_GROUP_DUP },
+	{ "raid10", BTRFS_BLOCK_GROUP_RAID10 },
+	{ "raid5", BTRFS_BLOCK_GROUP_RAID5 },
+	{ "raid6", BTRFS_BLOCK_GROUP_RAID6 },
+	{ "raid1c3", BTRFS_BLOCK_GROUP_RAID1C3 },
+	{ "raid1c4", BTRFS_BLOCK_GROUP_RAID1C4 },
+};
+
+/* How many stripes of @c hold distinct data (the rest: copies or parity). */
+static __u64 data_stripes(const struct chunk *c)
+{
+	if (c->type & BTRFS_BLOCK_GROUP_RAID0)
+		return c->num_stripes;
+	if (c->type & BTRFS_BLOCK_GROUP_RAID10)
+		return c->sub_stripes ? c->num_stripes / c->sub_stripes : 0;
+	if (c->type & BTRFS_BLOCK_GROUP_RAID5)
+		return c->num_stripes - 1u;
+	if (c->type & BTRFS_BLOCK_GROUP_RAID6)
+		return c->num_stripes - 2u;
+	return 1;	/* single, dup, raid1* */
+}
+
+static void print_chunk(const struct chunk *c)
+{
+	const char *sep = "", *profile = "single";
+	__u64 per_device = data_stripes(c);
+	size_t i;
+
+	printf("%llu %llu ", (unsigned long long)c->start,
+	       (unsigned long long)c->length);
+	for (i = 0; i < ARRAY_SIZE(chunk_types); i++) {
+		if (c->type & chunk_types[i].value) {
+			printf("%s%s", sep, chunk_types[i].name);
+			sep = "+";
+		}
+	}
+	if (!*sep)
+		printf("none");
+	for (i = 0; i < ARRAY_SIZE(chunk_profiles); i++)
+		if (c->type & chunk_profiles[i].value)
+			profile = chunk_profiles[i].name;
+	printf("/%s ", profile);
+	if (per_device)
+		printf("%llu ", (unsigned long long)(c->length / per_device));
+	else
+		printf("? ");
+	for (i = 0; i < c->num_stripes; i++)
+		printf("%s%llu:%llu", i ? "," : "",
+		       (unsigned long long)c->stripes[i].devid,
+		       (unsigned long long)c->stripes[i].offset);
+	putchar('\n');
+}
+
+static int cmd_chunks(const struct cmd_args *args)
+{
+	struct chunk_list list = { .path = args->pos[0] };
+	size_t i;
+	int fd, ret;
+
+	fd = open(list.path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return report_syscall_error("open", list.path, errno);
+	ret = read_chunks(fd, &list);
+	/* Chunk items are keyed by their logical address: already in order. */
+	for (i = 0; !ret && i < list.n; i++)
+		print_chunk(&list.chunks[i]);
+	free_chunks(&list);
+	close(fd);
 	if (fflush(stdout))
 		ret = report_syscall_error("write", "stdout", errno);
 	return ret;
@@ -819,7 +1039,10 @@ static const struct command {
 	{ "get-nonce", cmd_get_nonce, 1, false },
 	{ "get-flags", cmd_get_flags, 1, false },
 	{ "clone", cmd_clone, 2, false },
-	{ "extents", cmd_extents, 1, false },
+	{ "dedupe", cmd_dedupe, 2, false },
+	{ "punch", cmd_punch, 3, false },
+	{ "extents", cmd_extents, 1, true },
+	{ "chunks", cmd_chunks, 1, false },
 };
 
 /* Options may come anywhere after the command, mixed with positionals. */

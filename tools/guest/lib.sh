@@ -6,6 +6,9 @@ DISK2=/dev/vdb
 # Corrupt images made by tools/mkfixtures (fresh every boot)
 FIXTURE_EXTENT=/dev/vdc
 FIXTURE_DIRNAME=/dev/vdd
+# Two more scratch disks, for multi-device filesystems (RAID5, replace)
+DISK3=/dev/vde
+DISK4=/dev/vdf
 MNT=/mnt/scratch
 REF=/tmp/ref
 
@@ -79,6 +82,67 @@ dmesg_since() { dmesg | tail -n +$((DMESG_MARK + 1)); }
 # disk.
 read_bytes() {
 	dd if="$1" bs=65536 skip="$2" count="$3" iflag=skip_bytes,count_bytes 2>/dev/null
+}
+
+# no_csum_errors [WHAT]: the kernel logged no checksum failure and no
+# repair since dmesg_mark.
+no_csum_errors() {
+	if dmesg_since | grep -E 'csum failed|checksum error|csum mismatch|read error corrected|fixed up error|unable to fixup' >/tmp/csum.kmsg; then
+		head -n 5 /tmp/csum.kmsg
+		fail "checksum errors in the kernel log${1:+ ($1)}"
+	fi
+	echo "ok: no checksum errors in the kernel log${1:+ ($1)}"
+}
+
+# scrub_counts MNT: btrfs scrub start -B -R (wait, raw counters) on MNT; sets
+# SCRUB_CSUM, SCRUB_CORRECTED, SCRUB_UNCORRECTABLE, SCRUB_OTHER (read,
+# verify and super errors) and SCRUB_DATA (data bytes scrubbed). Fails when
+# scrub fails other than by finding uncorrectable errors (exit status 3).
+scrub_counts() {
+	rc=0
+	btrfs scrub start -B -R "$1" >/tmp/scrub.out 2>&1 || rc=$?
+	cat /tmp/scrub.out
+	[ $rc = 0 ] || [ $rc = 3 ] || fail "btrfs scrub start $1 failed (exit $rc)"
+	grep -q '^Status: *finished' /tmp/scrub.out || fail "the scrub of $1 did not finish"
+	awk '$1 ~ /^[a-z_]+:$/ { sub(":", "", $1); v[$1] += $2 }
+	     END { print v["csum_errors"] + 0, v["corrected_errors"] + 0,
+		   v["uncorrectable_errors"] + 0,
+		   v["read_errors"] + v["verify_errors"] + v["super_errors"],
+		   v["data_bytes_scrubbed"] + 0, ("data_bytes_scrubbed" in v) }' \
+		/tmp/scrub.out >/tmp/scrub.counts
+	read -r SCRUB_CSUM SCRUB_CORRECTED SCRUB_UNCORRECTABLE SCRUB_OTHER SCRUB_DATA found </tmp/scrub.counts
+	[ "$found" = 1 ] || fail "no raw counters in the output of btrfs scrub"
+	echo "scrub: csum errors $SCRUB_CSUM, corrected $SCRUB_CORRECTED," \
+		"uncorrectable $SCRUB_UNCORRECTABLE, other $SCRUB_OTHER, data $SCRUB_DATA bytes"
+}
+
+# scrub_clean MNT: scrub finds no error at all, and checks some data.
+scrub_clean() {
+	scrub_counts "$1"
+	[ "$SCRUB_CSUM $SCRUB_CORRECTED $SCRUB_UNCORRECTABLE $SCRUB_OTHER" = "0 0 0 0" ] ||
+		fail "scrub of $1 found errors: csum $SCRUB_CSUM, corrected $SCRUB_CORRECTED, uncorrectable $SCRUB_UNCORRECTABLE, other $SCRUB_OTHER"
+	[ "$SCRUB_DATA" -gt 0 ] || fail "scrub of $1 checked no data"
+	echo "ok: scrub of $1: no errors"
+}
+
+# marker_file FILE BYTES MARKER: FILE of BYTES bytes of MARKER lines.
+marker_file() { yes "$3" | head -c "$2" >"$1"; }
+
+# encrypted_extents FILE [KEYID]: FILE's regular extents with data (at
+# least one) are fscrypt-encrypted with a context naming KEYID (default
+# $KEYID); their lines of "fscrypt-ioctl extents" are in /tmp/extents.
+encrypted_extents() {
+	fscrypt-ioctl extents "$1" >/tmp/extents
+	awk -v key="${2:-$KEYID}" '
+		$2 != "reg" || $3 == 0 { next }
+		{ n++ }
+		$8 % 4 != 1 || $9 == "-" || substr($9, 7, 32) != key {
+			print "extent at " $1 ": encryption byte " $8 ", context " $9; bad = 1 }
+		END { if (!n) { print "no extent with data"; bad = 1 } exit bad }' \
+		/tmp/extents >/tmp/extents.bad || {
+		cat /tmp/extents.bad
+		fail "$1: extents not encrypted with key ${2:-$KEYID}"
+	}
 }
 
 # End-to-end encryption cases (20-25): the filesystem under test is $E2E_FS
@@ -256,4 +320,53 @@ scan_device() {
 		echo "$(grep -c -F -e "$m" /tmp/scan.runs) $m"
 	done <"$3"
 	rm -f /tmp/scan.runs
+}
+
+# Two-phase cases: power_cut ends phase 1 of a case with a reset, as a power
+# cut would, without syncing anything: what the filesystem had not written
+# to its disks by then is lost. The host boots the guest again on the same
+# disks and runs the case again with PHASE=2 (tools/guest/init), so a case
+# that calls power_cut reads as
+#	if [ "$PHASE" = 1 ]; then ...; power_cut; fi
+#	... phase 2 ...
+# /tmp does not survive: keep what phase 2 needs with phase_save.
+PHASE=${PHASE:-1}
+
+power_cut() {
+	[ "$PHASE" = 1 ] || fail "power_cut in phase $PHASE"
+	[ -n "${CASE_NAME:-}" ] && [ -c "${RESULTS:-}" ] ||
+		fail "power_cut needs the integration init (CASE_NAME, RESULTS)"
+	step "power cut (the guest resets now; phase 2 runs after the next boot)"
+	# Phase 1's output goes to the console now: the case never ends.
+	sed 's/^/  case| /' "$CASE_LOG" >/dev/console
+	echo "POWER-CUT $CASE_NAME $(($(date +%s) - CASE_T0))" >"$RESULTS"
+	# Time for the consoles to reach the host; sleep writes nothing.
+	sleep 2
+	echo b >/proc/sysrq-trigger
+	sleep 30
+	fail "the guest did not reset"
+}
+
+# phase_save DIR: keeps DIR's files (a tar archive) for phase 2, on $DISK4,
+# which a two-phase case must leave alone; phase_load DIR gets them back.
+phase_save() {
+	tar -cf /tmp/phase.tar -C "$1" .
+	dd if=/tmp/phase.tar of="$DISK4" bs=1M conv=fsync 2>/dev/null
+	sha256sum </tmp/phase.tar | cut -d ' ' -f 1 >/tmp/phase.sum
+	stat -c %s /tmp/phase.tar >>/tmp/phase.sum
+	# The digest and size, at 1 GiB, to check what phase 2 reads.
+	dd if=/tmp/phase.sum of="$DISK4" bs=1M seek=1024 conv=fsync 2>/dev/null
+	rm /tmp/phase.tar
+}
+
+phase_load() {
+	read_bytes "$DISK4" 1073741824 200 | { read -r sum && read -r size &&
+		echo "$sum $size"; } >/tmp/phase.sum || fail "phase_load: nothing saved on $DISK4"
+	read -r sum size </tmp/phase.sum
+	read_bytes "$DISK4" 0 "$size" >/tmp/phase.tar
+	[ "$(sha256sum </tmp/phase.tar | cut -d ' ' -f 1)" = "$sum" ] ||
+		fail "phase_load: the archive on $DISK4 is not the one phase 1 saved"
+	mkdir -p "$1"
+	tar -xf /tmp/phase.tar -C "$1"
+	rm /tmp/phase.tar
 }
