@@ -3,12 +3,14 @@
 # power_cut). Phase 1: after a transaction commit, in an encrypted
 # directory, new subdirectories are made, a committed file is overwritten
 # in part, another renamed into a new subdirectory and a third removed, all
-# fsync'd (this may commit the transaction: btrfs does so today for every
-# new encrypted directory). Then, only in the log tree (commit=300, and the
+# fsync'd (this may commit the transaction: btrfs does so for some renames
+# and removals). Then, only in the log tree (commit=300, and the
 # superblock's generation checked): new files, one with a long name, files
 # in the new subdirectories, a new file renamed after its first fsync, a
 # hard link, a short and a long symlink, all fsync'd with their
-# directories; and the power is cut. Phase 2: the mount, without the key,
+# directories, and a new empty file and a new directory fsync'd only
+# through their parent (their context items must be logged with them);
+# and the power is cut. Phase 2: the mount, without the key,
 # replays the log tree; without the key the directory lists as many no-key
 # names as it should; with the key every fsync'd file, name and link is
 # there as written, encrypted with the directory's policy, and the removed
@@ -48,10 +50,8 @@ if [ "$PHASE" = 1 ]; then
 	rm "$enc/gone"
 	sync "$enc/committed" "$enc/sub/moved" "$enc/sub/new" "$enc/sub" "$enc"
 	# These may have committed the transaction: btrfs falls back to a
-	# full commit for some renames and removals, and (today) for every
-	# new encrypted directory, whose context item the tree-log does not
-	# copy. From here on nothing may: what follows is only in the log
-	# tree.
+	# full commit for some renames and removals. From here on nothing
+	# may: what follows is only in the log tree.
 	gen=$(sb_generation)
 	echo "superblock generation $gen"
 
@@ -78,6 +78,9 @@ if [ "$PHASE" = 1 ]; then
 	ln -s a "$enc/link"
 	ln -s "$E2E_LONG_TARGET" "$REF/sub/longlink"
 	ln -s "$E2E_LONG_TARGET" "$enc/sub/longlink"
+	# Logged only with the directory: an empty file and a directory.
+	touch "$REF/dir-fsync-only" "$enc/dir-fsync-only"
+	mkdir "$REF/late-dir" "$enc/late-dir"
 	(cd "$enc" && sync a b small "$long" c-renamed sub/x sub/y sub/new/z sub/new sub .)
 	echo "superblock generation $(sb_generation)"
 	[ "$(sb_generation)" = "$gen" ] ||
