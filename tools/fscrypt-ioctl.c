@@ -87,6 +87,10 @@ static const char usage_text[] =
 	"  extents FILE [--compression]\n"
 	"                           (btrfs, as root: FILE's file extent items)\n"
 	"  chunks PATH              (btrfs, as root: the chunks of PATH's filesystem)\n"
+	"  rename2 OLD NEW exchange|whiteout|noreplace\n"
+	"                           (renameat2 with that flag)\n"
+	"  tmpfile DIR NAME         (O_TMPFILE in DIR with stdin's data, then\n"
+	"                           linked as DIR/NAME)\n"
 	"  help\n"
 	"\n"
 	"KEYSPEC is a 32-hex-digit v2 key identifier or a 16-hex-digit v1 descriptor.\n"
@@ -569,6 +573,56 @@ static int cmd_clone(const struct cmd_args *args)
 	return ret < 0 ? report_syscall_error("FICLONE", args->pos[1], err) : 0;
 }
 
+static int cmd_rename2(const struct cmd_args *args)
+{
+	static const struct name_value rename_flags[] = {
+		{ "exchange", RENAME_EXCHANGE },
+		{ "whiteout", RENAME_WHITEOUT },
+		{ "noreplace", RENAME_NOREPLACE },
+	};
+	unsigned int flag = parse_named(rename_flags, ARRAY_SIZE(rename_flags),
+					"rename2 flag", args->pos[2]);
+
+	if (renameat2(AT_FDCWD, args->pos[0], AT_FDCWD, args->pos[1], flag) < 0)
+		return report_syscall_error("renameat2", args->pos[0], errno);
+	return 0;
+}
+
+/* Copy all of stdin to fd. */
+static int copy_stdin(int fd)
+{
+	char buf[65536];
+	ssize_t n;
+
+	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, n) != n)
+			return -1;
+	return n < 0 ? -1 : 0;
+}
+
+static int cmd_tmpfile(const struct cmd_args *args)
+{
+	char path[4096];
+	int fd, err;
+
+	fd = open(args->pos[0], O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return report_syscall_error("open(O_TMPFILE)", args->pos[0], errno);
+	if (copy_stdin(fd) < 0 || fsync(fd) < 0) {
+		err = errno;
+		close(fd);
+		return report_syscall_error("write", args->pos[0], err);
+	}
+	snprintf(path, sizeof(path), "%s/%s", args->pos[0], args->pos[1]);
+	if (linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) < 0) {
+		err = errno;
+		close(fd);
+		return report_syscall_error("linkat", path, err);
+	}
+	close(fd);
+	return 0;
+}
+
 static int cmd_dedupe(const struct cmd_args *args)
 {
 	union {
@@ -1043,6 +1097,8 @@ static const struct command {
 	{ "punch", cmd_punch, 3, false },
 	{ "extents", cmd_extents, 1, true },
 	{ "chunks", cmd_chunks, 1, false },
+	{ "rename2", cmd_rename2, 3, false },
+	{ "tmpfile", cmd_tmpfile, 2, false },
 };
 
 /* Options may come anywhere after the command, mixed with positionals. */
