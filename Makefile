@@ -13,7 +13,7 @@ BUILDS := $(addprefix build-,$(ARCHES))
 KUNITS := $(addprefix kunit-,$(ARCHES))
 
 # Static pattern rules: make never applies implicit rules to .PHONY targets.
-.PHONY: help deps tree export lint kunit integration test demo shell clean distclean \
+.PHONY: help deps tree export lint kunit integration test demo shell bench clean distclean \
 	$(BUILDS) $(KUNITS)
 
 help:
@@ -26,6 +26,7 @@ help:
 	@echo "make kunit        KUnit on both architectures (kunit-x86_64, kunit-arm64)"
 	@echo "make integration  the integration cases in QEMU (CASES=name,... to pick)"
 	@echo "make shell        a shell in the integration guest"
+	@echo "make bench        encrypted btrfs against its peers, one QEMU boot (not a test)"
 
 deps:
 	@tools/deps
@@ -59,13 +60,22 @@ demo: build-x86_64
 shell: build-x86_64
 	@tools/integration x86_64 shell
 
+# Not part of "make test": figures, not a test (docs/performance.md). Its
+# guest script runs with tiny sizes in the integration case 90-bench-smoke.
+bench: tree
+	@tools/bench/bench run
+
 build/tools/fscrypt-ioctl: tools/fscrypt-ioctl.c
+	@mkdir -p $(@D)
+	gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
+
+build/tools/bench-io: tools/bench/bench-io.c
 	@mkdir -p $(@D)
 	gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
 
 # Keeps build/linux and the kernel build folders (incremental builds).
 clean:
-	rm -rf build/integration-* build/tools
+	rm -rf build/integration-* build/tools build/bench
 
 distclean:
 	rm -rf build
