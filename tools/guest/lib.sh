@@ -370,3 +370,22 @@ phase_load() {
 	tar -xf /tmp/phase.tar -C "$1"
 	rm /tmp/phase.tar
 }
+
+# expect_scan MIB FOUND [SKIP]: scan the first MIB MiB of $DISK1 for the
+# markers in /tmp/markers (scan_device); the markers matching the pattern
+# FOUND, written unencrypted, must be found (which shows the scan works),
+# those matching SKIP are not judged, and every other one, written encrypted,
+# must not be on the device.
+expect_scan() {
+	step "scan the first $1 MiB of $DISK1"
+	scan_device "$DISK1" $(($1 * 1048576)) /tmp/markers >/tmp/scan
+	cat /tmp/scan
+	while read -r n m; do
+		# shellcheck disable=SC2254 # FOUND and SKIP are patterns
+		case $m in
+		$2)	[ "$n" -gt 0 ] || fail "the scan does not find $m, written unencrypted" ;;
+		${3:-/})	;;
+		*)	[ "$n" = 0 ] || fail "$m is on the device in plaintext ($n times)" ;;
+		esac
+	done </tmp/scan
+}

@@ -48,15 +48,7 @@ sync
 e2e_umount
 drop_caches
 
-step "scan the first $mib MiB of $DISK1"
-scan_device "$DISK1" $((mib * 1048576)) /tmp/markers >/tmp/scan
-cat /tmp/scan
-while read -r n m; do
-	case $m in
-	MARKERplain*)	[ "$n" -gt 0 ] || fail "the scan does not find $m, written unencrypted" ;;
-	*)		[ "$n" = 0 ] || fail "$m is on the device in plaintext ($n times)" ;;
-	esac
-done </tmp/scan
+expect_scan $mib "MARKERplain*"
 
 step "the encrypted files are intact"
 e2e_mount
