@@ -352,6 +352,8 @@ profile_rows() {
 	echo "==== end of profile"
 }
 
+# now_cs: centiseconds since boot (busybox date has no %N).
+now_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
 # slab_kib: the memory of all slab caches, in KiB.
 slab_kib() { awk '/^Slab:/ { print $2 }' /proc/meminfo; }
 # slab_caches FILE: "NAME BYTES" for every slab cache.
@@ -361,15 +363,17 @@ slab_caches() { awk 'NR > 2 { print $1, $15 * $6 * 4096 }' /proc/slabinfo >"$1";
 # and the two encrypted btrfs rows, and what dropping the caches gives back.
 memory_rows() {
 	echo "==== memory: a file of $extents 4 KiB extents (one every 8 KiB), read with a cold cache"
-	printf "%-15s %8s %14s %14s %12s %14s\n" row extents "slab read KiB" "B per extent" \
-		"freed KiB" "cached KiB"
+	printf "%-15s %8s %14s %14s %12s %14s %12s\n" row extents "slab read KiB" "B per extent" \
+		"freed KiB" "cached KiB" "us per new"
 	for row in btrfs btrfs-fscrypt btrfs-adiantum; do
+		t0=$(now_cs)
 		if ! setup "$row" || ! bench-io fragment "$W/frag" "$extents"; then
 			echo "ERROR: memory $row: setup failed"
 			failed=1
 			teardown 2>/dev/null
 			continue
 		fi
+		t1=$(now_cs)
 		n=$(fscrypt-ioctl extents "$W/frag" | grep -c ' reg ')
 		drop_caches
 		s0=$(slab_kib); slab_caches /tmp/slab.0
@@ -379,8 +383,9 @@ memory_rows() {
 		c1=$(awk '/^Cached:/ { print $2 }' /proc/meminfo)
 		drop_caches
 		s2=$(slab_kib)
-		printf "%-15s %8d %14d %14d %12d %14d\n" "$row" "$n" $((s1 - s0)) \
-			$(((s1 - s0) * 1024 / (n > 0 ? n : 1))) $((s1 - s2)) $((c1 - c0))
+		printf "%-15s %8d %14d %14d %12d %14d %12d\n" "$row" "$n" $((s1 - s0)) \
+			$(((s1 - s0) * 1024 / (n > 0 ? n : 1))) $((s1 - s2)) $((c1 - c0)) \
+			$(((t1 - t0) * 10000 / (n > 0 ? n : 1)))
 		if [ "$row" = btrfs-fscrypt ]; then
 			awk 'NR == FNR { b[$1] = $2; next } $2 > b[$1] { print $2 - b[$1], $1 }' \
 				/tmp/slab.0 /tmp/slab.1 |
@@ -389,6 +394,8 @@ memory_rows() {
 		fi
 		teardown 2>/dev/null
 	done
+	echo "us per new: setup and writing the file, per extent (an encrypted row minus"
+	echo "the btrfs row: what a new extent costs, key derivation and encryption included)"
 	echo "slab caches that grew most for btrfs-fscrypt:"
 	cat /tmp/slab.top 2>/dev/null
 	echo "==== end of memory"

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for encryption of file contents per extent: IVs, per-extent
- * keys, one block of ciphertext per mode, filename IVs, I/O limits at extent
- * boundaries, extent contexts and the policies such a filesystem accepts.
+ * keys, one block of ciphertext per mode, the life of a master key and of the
+ * keys derived from it, the filesystem's transforms, filename IVs, extent
+ * contexts and the policies such a filesystem accepts.
  *
  * The known answers below come from tools/fscrypt-kat.py in the btrfs-fscrypt
  * project, which computes them with Python's hashlib, hmac and an AES
@@ -18,9 +19,7 @@
 #include <kunit/test.h>
 #include <crypto/sha2.h>
 #include <crypto/skcipher.h>
-#include <linux/ktime.h>
 #include <linux/pagemap.h>
-#include <linux/vmstat.h>
 
 #include "fscrypt_private.h"
 
@@ -158,36 +157,6 @@ static const u8 kat_adiantum0_ct_sha256[32] = {
 				    (int)__len, __got, (int)__len, __want); \
 	} while (0)
 
-/* The made-up filesystem: its extents, as (first block, number of blocks) */
-struct kt_extent {
-	u64 start;
-	u64 len;
-};
-
-static const struct kt_extent kt_extents[] = {
-	{ 0, 8 }, { 8, 1 }, { 9, 31 }, /* then a hole from block 40 */
-};
-
-static int kt_get_extent_context(const struct inode *inode, u64 lblk,
-				 void *ctx, size_t len, u64 *index,
-				 u64 *nr_blocks)
-{
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(kt_extents); i++) {
-		const struct kt_extent *e = &kt_extents[i];
-
-		if (lblk < e->start || lblk >= e->start + e->len)
-			continue;
-		if (index)
-			*index = lblk - e->start;
-		if (nr_blocks)
-			*nr_blocks = e->start + e->len - lblk;
-		return 0;
-	}
-	return -ENODATA;
-}
-
 static int kt_set_extent_context(void *extent, const void *ctx, size_t len)
 {
 	memcpy(extent, ctx, len);
@@ -207,7 +176,7 @@ static void kt_get_ino_and_lblk_bits(struct super_block *sb,
 }
 
 static const struct fscrypt_operations kt_extent_cop = {
-	.get_extent_context = kt_get_extent_context,
+	.flags = FS_CFLG_EXTENT_ENCRYPTION,
 	.set_extent_context = kt_set_extent_context,
 	/* Offered so that only the extent rule can refuse IV_INO_LBLK_* */
 	.has_stable_inodes = kt_has_stable_inodes,
@@ -274,10 +243,41 @@ static struct fscrypt_extent_info *kt_extent_info(struct kunit *test,
 {
 	struct fscrypt_extent_info *ei;
 
-	ei = fscrypt_alloc_extent_info(sb, &fscrypt_modes[mode], flags,
-				       kt_key_id, nonce);
+	ei = fscrypt_alloc_extent_info(NULL, &fscrypt_modes[mode],
+				       sb->s_blocksize_bits, flags, kt_key_id,
+				       nonce);
 	KUNIT_ASSERT_NOT_NULL(test, ei);
 	return ei;
+}
+
+/* The transforms of @mode, as a filesystem gets them with its first file */
+static struct fscrypt_extent_tfm_pool *kt_pool(struct kunit *test, u8 mode)
+{
+	struct fscrypt_extent_tfm_pool *pool;
+
+	pool = fscrypt_create_extent_tfm_pool(&fscrypt_modes[mode]);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(pool), "error %ld",
+			       PTR_ERR(pool));
+	return pool;
+}
+
+/* Give @ei the key @key, to be set on the transforms of @pool */
+static void kt_set_key(struct fscrypt_extent_info *ei,
+		       struct fscrypt_extent_tfm_pool *pool, const u8 *key)
+{
+	ei->pool = pool;
+	ei->key_id = fscrypt_new_extent_key_id();
+	memcpy(ei->raw_key, key, ei->mode->keysize);
+}
+
+/* How many transforms of @pool have a key other than the blank one set */
+static unsigned int kt_nr_keyed(const struct fscrypt_extent_tfm_pool *pool)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < pool->nr_tfms; i++)
+		n += pool->tfms[i].key_id != 0;
+	return n;
 }
 
 /* ---- IVs ---- */
@@ -483,9 +483,41 @@ static void kt_check_block(struct kunit *test, struct fscrypt_extent_info *ei,
 	fscrypt_free_bounce_page(bounce);
 }
 
+/* Encrypt P with @ei into a bounce page and decrypt it back */
+static void kt_check_roundtrip(struct kunit *test,
+			       struct fscrypt_extent_info *ei)
+{
+	struct page *page = kt_plaintext_page(test);
+	struct page *bounce;
+
+	bounce = fscrypt_encrypt_extent_blocks(ei, page, KT_BLOCK_SIZE, 0, 0,
+					       GFP_NOFS);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(bounce));
+	KUNIT_EXPECT_NE(test, memcmp(page_address(bounce), page_address(page),
+				     KT_BLOCK_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, fscrypt_decrypt_extent_blocks(ei, bounce,
+							    KT_BLOCK_SIZE, 0,
+							    0), 0);
+	KT_EXPECT_BYTES(test, page_address(bounce), page_address(page),
+			KT_BLOCK_SIZE);
+	fscrypt_free_bounce_page(bounce);
+}
+
+static bool kt_pool_has_key(const struct fscrypt_extent_tfm_pool *pool,
+			    u64 key_id)
+{
+	unsigned int i;
+
+	for (i = 0; i < pool->nr_tfms; i++)
+		if (pool->tfms[i].key_id == key_id)
+			return true;
+	return false;
+}
+
 static void test_aes_xts_block(struct kunit *test)
 {
 	struct super_block *sb = kt_sb(test, &kt_extent_cop);
+	struct fscrypt_extent_tfm_pool *pool;
 	struct fscrypt_extent_info *ei;
 	struct fscrypt_hkdf hkdf;
 	u8 key[64];
@@ -496,39 +528,36 @@ static void test_aes_xts_block(struct kunit *test)
 	fscrypt_destroy_hkdf(&hkdf);
 	KUNIT_ASSERT_EQ(test, err, 0);
 
+	pool = kt_pool(test, FSCRYPT_MODE_AES_256_XTS);
 	ei = kt_extent_info(test, sb, FSCRYPT_MODE_AES_256_XTS, 0,
 			    kt_nonce_na);
-	KUNIT_ASSERT_EQ(test, fscrypt_set_extent_raw_key(ei, key), 0);
+	kt_set_key(ei, pool, key);
 	kt_check_block(test, ei, 5, kat_xts_ct_head, kat_xts_ct_sha256);
 	fscrypt_put_extent_info(ei);
-}
-
-static void kt_set_adiantum_key(struct kunit *test,
-				struct fscrypt_extent_info *ei)
-{
-	int err = fscrypt_set_extent_raw_key(ei, kat_direct_key_adiantum);
-
-	KUNIT_ASSERT_EQ(test, err, 0);
+	fscrypt_destroy_extent_tfm_pool(pool);
 }
 
 static void test_adiantum_block(struct kunit *test)
 {
 	struct super_block *sb = kt_sb(test, &kt_extent_cop);
+	struct fscrypt_extent_tfm_pool *pool = kt_pool(test,
+						       FSCRYPT_MODE_ADIANTUM);
 	struct fscrypt_extent_info *ei;
 
 	ei = kt_extent_info(test, sb, FSCRYPT_MODE_ADIANTUM,
 			    FSCRYPT_POLICY_FLAG_DIRECT_KEY, kt_nonce_nb);
-	kt_set_adiantum_key(test, ei);
+	kt_set_key(ei, pool, kat_direct_key_adiantum);
 	kt_check_block(test, ei, 7, kat_adiantum_ct_head,
 		       kat_adiantum_ct_sha256);
 	fscrypt_put_extent_info(ei);
 
 	ei = kt_extent_info(test, sb, FSCRYPT_MODE_ADIANTUM,
 			    FSCRYPT_POLICY_FLAG_DIRECT_KEY, kt_nonce_nc);
-	kt_set_adiantum_key(test, ei);
+	kt_set_key(ei, pool, kat_direct_key_adiantum);
 	kt_check_block(test, ei, 0, kat_adiantum0_ct_head,
 		       kat_adiantum0_ct_sha256);
 	fscrypt_put_extent_info(ei);
+	fscrypt_destroy_extent_tfm_pool(pool);
 }
 
 /*
@@ -539,15 +568,16 @@ static void test_block_index_limit(struct kunit *test)
 {
 	struct super_block *sb = kt_sb(test, &kt_extent_cop);
 	struct page *page = kt_plaintext_page(test);
+	struct fscrypt_extent_tfm_pool *pool = kt_pool(test,
+						       FSCRYPT_MODE_ADIANTUM);
 	struct fscrypt_extent_info *ei;
 	int err;
 
 	ei = kt_extent_info(test, sb, FSCRYPT_MODE_ADIANTUM,
 			    FSCRYPT_POLICY_FLAG_DIRECT_KEY, kt_nonce_na);
-	kt_set_adiantum_key(test, ei);
+	kt_set_key(ei, pool, kat_direct_key_adiantum);
 	err = fscrypt_encrypt_extent_blocks_inplace(ei, page, KT_BLOCK_SIZE, 0,
-						    FSCRYPT_EXTENT_MAX_INDEX,
-						    GFP_NOFS);
+						    FSCRYPT_EXTENT_MAX_INDEX);
 	KUNIT_EXPECT_EQ(test, err, 0);
 	KUNIT_EXPECT_NE(test, memcmp(page_address(page),
 				     page_address(kt_plaintext_page(test)),
@@ -558,159 +588,285 @@ static void test_block_index_limit(struct kunit *test)
 	KT_EXPECT_BYTES(test, page_address(page),
 			page_address(kt_plaintext_page(test)), KT_BLOCK_SIZE);
 	fscrypt_put_extent_info(ei);
+	fscrypt_destroy_extent_tfm_pool(pool);
 }
 
-/* ---- extent infos prepared for a file, as a filesystem gets them ---- */
+/* ---- the keys of a file, from FS_IOC_ADD_ENCRYPTION_KEY to eviction ---- */
 
-/*
- * A master key as FS_IOC_ADD_ENCRYPTION_KEY leaves it, with one active
- * reference for the secret and one for the file's key setup.  Only its
- * references matter here: a file derives extent keys with its extent KDF.
- */
-static struct fscrypt_master_key *kt_master_key(struct kunit *test,
-						struct super_block *sb)
+/* What ->get_context returns: the v2 context kt_unlocked_file() stored */
+static int kt_get_context(struct inode *inode, void *ctx, size_t len)
 {
-	struct fscrypt_master_key *mk;
+	const struct fscrypt_context_v2 *stored = inode->i_private;
 
-	mk = kunit_kzalloc(test, sizeof(*mk), GFP_KERNEL);
+	if (len < sizeof(*stored))
+		return -ERANGE;
+	memcpy(ctx, stored, sizeof(*stored));
+	return sizeof(*stored);
+}
+
+static const struct fscrypt_operations kt_keyed_cop = {
+	.flags = FS_CFLG_EXTENT_ENCRYPTION,
+	.get_context = kt_get_context,
+	.set_extent_context = kt_set_extent_context,
+};
+
+/* Add master key M as FS_IOC_ADD_ENCRYPTION_KEY does; return it */
+static struct fscrypt_master_key *kt_add_master_key(struct kunit *test,
+						    struct super_block *sb)
+{
+	struct fscrypt_key_specifier spec = {
+		.type = FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER,
+	};
+	struct fscrypt_master_key *mk;
+	u8 master[64];
+	int err;
+
+	kt_master_key_bytes(master);
+	err = fscrypt_add_master_key_for_test(sb, master, sizeof(master),
+					      spec.u.identifier);
+	memzero_explicit(master, sizeof(master));
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KT_EXPECT_BYTES(test, spec.u.identifier, kat_master_key_identifier,
+			FSCRYPT_KEY_IDENTIFIER_SIZE);
+	/* A structural reference, for the test to look at it throughout */
+	mk = fscrypt_find_master_key(sb, &spec);
 	KUNIT_ASSERT_NOT_NULL(test, mk);
-	mk->mk_sb = sb;
-	init_rwsem(&mk->mk_sem);
-	refcount_set(&mk->mk_active_refs, 2);
-	refcount_set(&mk->mk_struct_refs, 1);
 	return mk;
 }
 
-/* The extent KDF of master key M, with one reference */
-static struct fscrypt_extent_kdf *kt_extent_kdf(struct kunit *test)
-{
-	struct fscrypt_extent_kdf *kdf;
-	u8 master[64];
-
-	kt_master_key_bytes(master);
-	kdf = fscrypt_new_extent_kdf(master, sizeof(master));
-	KUNIT_ASSERT_FALSE(test, IS_ERR(kdf));
-	return kdf;
-}
-
 /*
- * An encrypted regular file whose key is set up with @mk; with a plain v2
- * policy it holds the extent KDF of M.
+ * An encrypted regular file with a v2 policy of M, whose key is set up as
+ * when it is opened (fscrypt_get_encryption_info()).  Its i_crypt_info is
+ * NULL if M is not present.
  */
-static struct inode *kt_keyed_file(struct kunit *test, struct super_block *sb,
-				   struct fscrypt_master_key *mk, u8 mode,
-				   u8 flags)
+static struct inode *kt_unlocked_file(struct kunit *test,
+				      struct super_block *sb, u8 mode,
+				      u8 flags)
 {
-	struct fscrypt_policy_v2 policy = {
-		.version = FSCRYPT_POLICY_V2,
-		.contents_encryption_mode = mode,
-		.filenames_encryption_mode = mode == FSCRYPT_MODE_ADIANTUM ?
-			FSCRYPT_MODE_ADIANTUM : FSCRYPT_MODE_AES_256_CTS,
-		.flags = flags,
-	};
 	struct inode *inode = kt_inode(test, sb, S_IFREG, true);
-	struct fscrypt_info *ci;
+	struct fscrypt_context_v2 *ctx;
 
-	memcpy(policy.master_key_identifier, kt_key_id, sizeof(kt_key_id));
-	ci = kt_set_info(test, inode, &policy, kt_nonce_nc);
-	ci->ci_master_key = mk;
-	if (!(flags & FSCRYPT_POLICY_FLAG_DIRECT_KEY))
-		ci->ci_extent_kdf = kt_extent_kdf(test);
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->version = FSCRYPT_CONTEXT_V2;
+	ctx->contents_encryption_mode = mode;
+	ctx->filenames_encryption_mode = mode == FSCRYPT_MODE_ADIANTUM ?
+		FSCRYPT_MODE_ADIANTUM : FSCRYPT_MODE_AES_256_CTS;
+	ctx->flags = flags;
+	memcpy(ctx->master_key_identifier, kat_master_key_identifier,
+	       FSCRYPT_KEY_IDENTIFIER_SIZE);
+	memcpy(ctx->nonce, kt_nonce_nc, FSCRYPT_FILE_NONCE_SIZE);
+	inode->i_private = ctx;
+	KUNIT_ASSERT_EQ(test, fscrypt_get_encryption_info(inode, false), 0);
 	return inode;
 }
 
-static void kt_make_context(u8 *ctx, u8 mode, u8 flags, const u8 *nonce)
+static void kt_make_context(u8 *ctx, u8 mode, u8 flags, const u8 *key_id,
+			    const u8 *nonce)
 {
 	ctx[0] = FSCRYPT_EXTENT_CONTEXT_V1;
 	ctx[1] = mode;
 	ctx[2] = flags;
-	memcpy(&ctx[3], kt_key_id, FSCRYPT_KEY_IDENTIFIER_SIZE);
+	memcpy(&ctx[3], key_id, FSCRYPT_KEY_IDENTIFIER_SIZE);
 	memcpy(&ctx[3 + FSCRYPT_KEY_IDENTIFIER_SIZE], nonce, 16);
 }
 
-/*
- * The whole path of a plain v2 file: load an extent's context, derive its key
- * from the master key, encrypt, compare with the known answer.
- */
-static void test_load_per_extent_key(struct kunit *test)
+static struct fscrypt_extent_info *kt_load(struct kunit *test,
+					   struct inode *inode, u8 mode,
+					   u8 flags, const u8 *nonce)
 {
-	struct super_block *sb = kt_sb(test, &kt_extent_cop);
-	struct fscrypt_master_key *mk = kt_master_key(test, sb);
-	struct inode *inode = kt_keyed_file(test, sb, mk,
-					    FSCRYPT_MODE_AES_256_XTS, 0);
-	struct fscrypt_extent_kdf *kdf = inode->i_crypt_info->ci_extent_kdf;
-	struct fscrypt_extent_info *ei, *fresh;
+	struct fscrypt_extent_info *ei;
 	u8 ctx[35];
 
-	/*
-	 * The master key's own reference, which FS_IOC_REMOVE_ENCRYPTION_KEY
-	 * drops: the file goes on deriving with its reference.
-	 */
-	refcount_inc(&kdf->refs);
-	fscrypt_put_extent_kdf(kdf);
-	KUNIT_EXPECT_EQ(test, refcount_read(&kdf->refs), 1);
-
-	kt_make_context(ctx, FSCRYPT_MODE_AES_256_XTS, 0, kt_nonce_na);
+	kt_make_context(ctx, mode, flags, kat_master_key_identifier, nonce);
 	ei = fscrypt_load_extent_info(inode, ctx, sizeof(ctx));
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(ei), "error %ld", PTR_ERR(ei));
-	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 3);
+	return ei;
+}
+
+/* FS_IOC_REMOVE_ENCRYPTION_KEY once the last user claim is gone */
+static void kt_remove_secret(struct kunit *test, struct fscrypt_master_key *mk)
+{
+	int err;
+
+	down_write(&mk->mk_sem);
+	err = fscrypt_remove_master_key_secret(mk);
+	up_write(&mk->mk_sem);
+	KUNIT_EXPECT_EQ(test, err, 0);
+}
+
+/*
+ * A plain v2 file: the extent keys are the known answers before and after
+ * the master key is removed; no new file can be unlocked after the removal;
+ * the key counts as incompletely removed while the file is in use, and when
+ * it is evicted, the secret and every key set on a transform are wiped.
+ */
+static void test_key_lifetime_per_extent(struct kunit *test)
+{
+	const u8 mode = FSCRYPT_MODE_AES_256_XTS;
+	struct super_block *sb = kt_sb(test, &kt_keyed_cop);
+	struct fscrypt_master_key *mk = kt_add_master_key(test, sb);
+	struct fscrypt_extent_info *ei, *fresh, *after;
+	struct fscrypt_extent_tfm_pool *pool;
+	struct inode *inode, *other;
+
+	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 1);
+	inode = kt_unlocked_file(test, sb, mode, 0);
+	KUNIT_ASSERT_NOT_NULL(test, inode->i_crypt_info);
+	KUNIT_EXPECT_PTR_EQ(test, inode->i_crypt_info->ci_master_key, mk);
+	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 2);
+	/* No per-file transform: only the filesystem's pool */
+	KUNIT_EXPECT_NULL(test, inode->i_crypt_info->ci_enc_key.tfm);
+	pool = inode->i_crypt_info->ci_extent_pool;
+	KUNIT_ASSERT_NOT_NULL(test, pool);
+
+	ei = kt_load(test, inode, mode, 0, kt_nonce_na);
+	KT_EXPECT_BYTES(test, ei->raw_key, kat_extent_key_na, 64);
 	kt_check_block(test, ei, 5, kat_xts_ct_head, kat_xts_ct_sha256);
+	KUNIT_EXPECT_GE(test, kt_nr_keyed(pool), 1U);
 
 	/* A new extent gets a nonce of its own, hence another key */
 	fresh = fscrypt_new_extent_info(inode);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(fresh), "error %ld",
 			       PTR_ERR(fresh));
 	KUNIT_EXPECT_NE(test, memcmp(fresh->nonce, kt_nonce_na, 16), 0);
-	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 4);
+	KUNIT_EXPECT_NE(test, memcmp(fresh->raw_key, ei->raw_key, 64), 0);
+	KUNIT_EXPECT_NE(test, fresh->key_id, ei->key_id);
 
+	kt_remove_secret(test, mk);
+	KUNIT_EXPECT_FALSE(test, is_master_key_secret_present(&mk->mk_secret));
+	/* What FS_IOC_GET_ENCRYPTION_KEY_STATUS reads as incompletely removed */
+	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 1);
+
+	other = kt_unlocked_file(test, sb, mode, 0);
+	KUNIT_EXPECT_NULL(test, other->i_crypt_info);
+
+	/* The file in use derives the same keys after the removal */
+	after = kt_load(test, inode, mode, 0, kt_nonce_na);
+	KT_EXPECT_BYTES(test, after->raw_key, kat_extent_key_na, 64);
+	kt_check_block(test, after, 5, kat_xts_ct_head, kat_xts_ct_sha256);
+	fscrypt_put_extent_info(after);
 	fscrypt_put_extent_info(fresh);
 	fscrypt_put_extent_info(ei);
-	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 2);
-	fscrypt_put_extent_kdf(kdf);
+
+	/* Eviction drops the last active reference */
+	fscrypt_put_encryption_info(inode);
+	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 0);
+	KUNIT_EXPECT_NULL(test, mk->mk_secret.hkdf.hmac_tfm);
+	KUNIT_EXPECT_EQ(test, kt_nr_keyed(pool), 0U);
+
+	fscrypt_put_master_key(mk);
+	fscrypt_destroy_keyring(sb);
 }
 
-/* The same for DIRECT_KEY: the file's per-mode key, the nonce in the IV */
-static void test_load_direct_key(struct kunit *test)
+/*
+ * DIRECT_KEY: every extent has the per-mode key, the nonce goes into the IV.
+ * Adding the key again while a file still uses it keeps the HKDF state the
+ * file derives with.
+ */
+static void test_key_lifetime_direct_key(struct kunit *test)
+{
+	const u8 mode = FSCRYPT_MODE_ADIANTUM;
+	const u8 flags = FSCRYPT_POLICY_FLAG_DIRECT_KEY;
+	struct super_block *sb = kt_sb(test, &kt_keyed_cop);
+	struct fscrypt_master_key *mk = kt_add_master_key(test, sb);
+	struct crypto_shash *hmac = mk->mk_secret.hkdf.hmac_tfm;
+	struct fscrypt_extent_info *ei, *other;
+	struct inode *inode;
+
+	inode = kt_unlocked_file(test, sb, mode, flags);
+	KUNIT_ASSERT_NOT_NULL(test, inode->i_crypt_info);
+	ei = kt_load(test, inode, mode, flags, kt_nonce_nb);
+	KT_EXPECT_BYTES(test, ei->raw_key, kat_direct_key_adiantum, 32);
+	kt_check_block(test, ei, 7, kat_adiantum_ct_head,
+		       kat_adiantum_ct_sha256);
+	/* One key for all extents of the master key and mode */
+	other = kt_load(test, inode, mode, flags, kt_nonce_nc);
+	KUNIT_EXPECT_EQ(test, other->key_id, ei->key_id);
+	kt_check_block(test, other, 0, kat_adiantum0_ct_head,
+		       kat_adiantum0_ct_sha256);
+	fscrypt_put_extent_info(other);
+
+	kt_remove_secret(test, mk);
+	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 1);
+	KUNIT_EXPECT_PTR_EQ(test, kt_add_master_key(test, sb), mk);
+	fscrypt_put_master_key(mk);	/* kt_add_master_key()'s reference */
+	KUNIT_EXPECT_TRUE(test, is_master_key_secret_present(&mk->mk_secret));
+	KUNIT_EXPECT_PTR_EQ(test, mk->mk_secret.hkdf.hmac_tfm, hmac);
+	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 2);
+
+	fscrypt_put_extent_info(ei);
+	fscrypt_put_encryption_info(inode);
+	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 1);
+	fscrypt_put_master_key(mk);
+	fscrypt_destroy_keyring(sb);
+}
+
+/*
+ * The pool is an LRU cache of keys: more extents than transforms all get
+ * their own key set when used, and a key used again soon finds its transform
+ * still set.  The ciphertext is always that of the extent's own key.
+ */
+static void test_pool_lru(struct kunit *test)
 {
 	struct super_block *sb = kt_sb(test, &kt_extent_cop);
-	struct fscrypt_master_key *mk = kt_master_key(test, sb);
-	struct inode *inode = kt_keyed_file(test, sb, mk, FSCRYPT_MODE_ADIANTUM,
-					    FSCRYPT_POLICY_FLAG_DIRECT_KEY);
-	struct fscrypt_info *ci = inode->i_crypt_info;
-	struct crypto_skcipher *tfm;
-	struct fscrypt_extent_info *ei;
-	u8 ctx[35];
+	struct fscrypt_extent_tfm_pool *pool =
+		kt_pool(test, FSCRYPT_MODE_AES_256_XTS);
+	struct fscrypt_extent_info *known, **eis;
+	unsigned int i, n = pool->nr_tfms * 3;
+	struct fscrypt_hkdf hkdf;
+	u8 key[64];
 
-	tfm = fscrypt_allocate_skcipher(ci->ci_mode, kat_direct_key_adiantum,
-					inode);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(tfm));
-	ci->ci_enc_key.tfm = tfm;
+	eis = kunit_kcalloc(test, n, sizeof(*eis), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, eis);
+	kt_init_hkdf(test, &hkdf);
+	KUNIT_ASSERT_EQ(test, fscrypt_derive_extent_key(&hkdf, kt_nonce_na,
+							key, sizeof(key)), 0);
+	fscrypt_destroy_hkdf(&hkdf);
+	known = kt_extent_info(test, sb, FSCRYPT_MODE_AES_256_XTS, 0,
+			       kt_nonce_na);
+	kt_set_key(known, pool, key);
 
-	kt_make_context(ctx, FSCRYPT_MODE_ADIANTUM,
-			FSCRYPT_POLICY_FLAG_DIRECT_KEY, kt_nonce_nb);
-	ei = fscrypt_load_extent_info(inode, ctx, sizeof(ctx));
-	KUNIT_EXPECT_FALSE_MSG(test, IS_ERR(ei), "error %ld", PTR_ERR(ei));
-	if (!IS_ERR(ei)) {
-		KUNIT_EXPECT_PTR_EQ(test, ei->key.tfm, tfm);
-		kt_check_block(test, ei, 7, kat_adiantum_ct_head,
-			       kat_adiantum_ct_sha256);
-		fscrypt_put_extent_info(ei);
+	for (i = 0; i < n; i++) {
+		eis[i] = kt_extent_info(test, sb, FSCRYPT_MODE_AES_256_XTS, 0,
+					NULL);
+		get_random_bytes(key, sizeof(key));
+		kt_set_key(eis[i], pool, key);
+		kt_check_roundtrip(test, eis[i]);
+		/* The known key between the others: it must not be evicted */
+		if (i % 2 == 0)
+			kt_check_block(test, known, 5, kat_xts_ct_head,
+				       kat_xts_ct_sha256);
 	}
-	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 2);
-	crypto_free_skcipher(tfm);
+	KUNIT_EXPECT_EQ(test, kt_nr_keyed(pool), pool->nr_tfms);
+	KUNIT_EXPECT_TRUE(test, kt_pool_has_key(pool, known->key_id));
+	KUNIT_EXPECT_FALSE(test, kt_pool_has_key(pool, eis[0]->key_id));
+
+	fscrypt_wipe_extent_tfm_pool(pool);
+	KUNIT_EXPECT_EQ(test, kt_nr_keyed(pool), 0U);
+	/* A wiped transform gets the key again when it is needed */
+	kt_check_block(test, known, 5, kat_xts_ct_head, kat_xts_ct_sha256);
+
+	for (i = 0; i < n; i++)
+		fscrypt_put_extent_info(eis[i]);
+	fscrypt_put_extent_info(known);
+	memzero_explicit(key, sizeof(key));
+	fscrypt_destroy_extent_tfm_pool(pool);
 }
 
-/* Contexts that do not belong to the file, and keys that are gone */
+/* Contexts that do not belong to the file, and files without their key */
 static void test_load_refused(struct kunit *test)
 {
-	struct super_block *sb = kt_sb(test, &kt_extent_cop);
-	struct fscrypt_master_key *mk = kt_master_key(test, sb);
-	struct inode *inode = kt_keyed_file(test, sb, mk,
-					    FSCRYPT_MODE_AES_256_XTS, 0);
+	const u8 mode = FSCRYPT_MODE_AES_256_XTS;
+	struct super_block *sb = kt_sb(test, &kt_keyed_cop);
+	struct fscrypt_master_key *mk = kt_add_master_key(test, sb);
+	struct inode *inode = kt_unlocked_file(test, sb, mode, 0);
 	struct inode *locked = kt_inode(test, sb, S_IFREG, true);
+	const u8 *id = kat_master_key_identifier;
 	u8 ctx[36];
 
-	kt_make_context(ctx, FSCRYPT_MODE_AES_256_XTS, 0, kt_nonce_na);
+	KUNIT_ASSERT_NOT_NULL(test, inode->i_crypt_info);
+	kt_make_context(ctx, mode, 0, id, kt_nonce_na);
 	ctx[35] = 0;
 	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(inode, ctx, 34)),
 			-EUCLEAN);
@@ -719,31 +875,27 @@ static void test_load_refused(struct kunit *test)
 	ctx[0] = 2;
 	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(inode, ctx, 35)),
 			-EUCLEAN);
-	kt_make_context(ctx, FSCRYPT_MODE_ADIANTUM, 0, kt_nonce_na);
+	kt_make_context(ctx, FSCRYPT_MODE_ADIANTUM, 0, id, kt_nonce_na);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(inode, ctx, 35)),
 			-EUCLEAN);
-	kt_make_context(ctx, FSCRYPT_MODE_AES_256_XTS,
-			FSCRYPT_POLICY_FLAG_DIRECT_KEY, kt_nonce_na);
+	kt_make_context(ctx, mode, FSCRYPT_POLICY_FLAG_DIRECT_KEY, id,
+			kt_nonce_na);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(inode, ctx, 35)),
 			-EUCLEAN);
-	kt_make_context(ctx, FSCRYPT_MODE_AES_256_XTS, 0, kt_nonce_na);
+	kt_make_context(ctx, mode, 0, id, kt_nonce_na);
 	ctx[3] ^= 1;	/* another master key */
 	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(inode, ctx, 35)),
 			-EUCLEAN);
 
-	/* Without the file's key, or with no extent KDF in its key setup */
-	kt_make_context(ctx, FSCRYPT_MODE_AES_256_XTS, 0, kt_nonce_na);
+	/* A file whose key is not set up */
+	kt_make_context(ctx, mode, 0, id, kt_nonce_na);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(locked, ctx, 35)),
 			-ENOKEY);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_new_extent_info(locked)), -ENOKEY);
-	fscrypt_put_extent_kdf(inode->i_crypt_info->ci_extent_kdf);
-	inode->i_crypt_info->ci_extent_kdf = NULL;
-	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(inode, ctx, 35)),
-			-ENOKEY);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_new_extent_info(inode)), -ENOKEY);
 
-	/* No reference was left behind */
-	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 2);
+	fscrypt_put_encryption_info(inode);
+	fscrypt_put_master_key(mk);
+	fscrypt_destroy_keyring(sb);
 }
 
 /* ---- filename IVs ---- */
@@ -801,63 +953,6 @@ static void test_fname_iv_differs_from_extent_ivs(struct kunit *test)
 	kt_set_info(test, dir, &plain_policy, kt_nonce_na);
 	fscrypt_generate_fname_iv(&fname_iv, dir->i_crypt_info);
 	KUNIT_EXPECT_EQ(test, le64_to_cpu(fname_iv.lblk_num), 0ULL);
-}
-
-/* ---- I/O limits ---- */
-
-struct kt_limit_case {
-	const char *desc;
-	u64 lblk;
-	u64 nr_blocks;
-	u64 expected;
-};
-
-static const struct kt_limit_case kt_limit_cases[] = {
-	{ "inside the first extent", 0, 4, 4 },
-	{ "up to the boundary", 0, 8, 8 },
-	{ "across the boundary", 0, 9, 8 },
-	{ "last block before the boundary", 7, 5, 1 },
-	{ "one-block extent", 8, 10, 1 },
-	{ "after the boundary", 9, 100, 31 },
-	{ "one block", 3, 1, 1 },
-	{ "no block", 3, 0, 0 },
-	{ "in a hole", 40, 3, 1 },
-};
-
-static void kt_limit_desc(const struct kt_limit_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(kt_limit, kt_limit_cases, kt_limit_desc);
-
-static void test_limit_io_blocks(struct kunit *test)
-{
-	const struct kt_limit_case *c = test->param_value;
-	struct super_block *sb = kt_sb(test, &kt_extent_cop);
-	struct inode *inode = kt_inode(test, sb, S_IFREG, true);
-
-	u64 nr = fscrypt_limit_io_blocks(inode, c->lblk, c->nr_blocks);
-
-	KUNIT_EXPECT_EQ(test, nr, c->expected);
-}
-
-/* Unencrypted files and inode-based filesystems are not limited */
-static void test_limit_io_blocks_unchanged(struct kunit *test)
-{
-	const struct fscrypt_policy_v2 policy = {
-		.version = FSCRYPT_POLICY_V2,
-		.contents_encryption_mode = FSCRYPT_MODE_AES_256_XTS,
-		.filenames_encryption_mode = FSCRYPT_MODE_AES_256_CTS,
-	};
-	struct super_block *sb = kt_sb(test, &kt_extent_cop);
-	struct super_block *inode_sb = kt_sb(test, &kt_inode_cop);
-	struct inode *plain = kt_inode(test, sb, S_IFREG, false);
-	struct inode *other = kt_inode(test, inode_sb, S_IFREG, true);
-
-	kt_set_info(test, other, &policy, kt_nonce_na);
-	KUNIT_EXPECT_EQ(test, fscrypt_limit_io_blocks(plain, 0, 100), 100ULL);
-	KUNIT_EXPECT_EQ(test, fscrypt_limit_io_blocks(other, 0, 100), 100ULL);
 }
 
 /* ---- extent contexts ---- */
@@ -1031,49 +1126,6 @@ static void test_have_same_policy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fscrypt_have_same_policy(plain1, plain2), 1);
 }
 
-/*
- * Not a pass/fail check of speed: reports what a prepared per-extent key
- * costs, the time of a derivation plus transform, and the memory each one
- * holds, so that changes to the cache can be compared.
- */
-static void test_per_extent_key_cost(struct kunit *test)
-{
-	enum { N = 256 };
-	struct super_block *sb = kt_sb(test, &kt_extent_cop);
-	struct fscrypt_extent_info **eis;
-	struct fscrypt_hkdf hkdf;
-	unsigned long slab_before, slab_after;
-	u64 t0, t1;
-	u8 key[64];
-	int i, err;
-
-	eis = kunit_kcalloc(test, N, sizeof(*eis), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, eis);
-	kt_init_hkdf(test, &hkdf);
-	slab_before = global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B);
-	t0 = ktime_get_ns();
-	for (i = 0; i < N; i++) {
-		eis[i] = kt_extent_info(test, sb, FSCRYPT_MODE_AES_256_XTS, 0,
-					NULL);
-		err = fscrypt_derive_extent_key(&hkdf, eis[i]->nonce, key,
-						sizeof(key));
-		if (!err)
-			err = fscrypt_set_extent_raw_key(eis[i], key);
-		KUNIT_ASSERT_EQ(test, err, 0);
-	}
-	t1 = ktime_get_ns();
-	slab_after = global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B);
-	for (i = 0; i < N; i++)
-		fscrypt_put_extent_info(eis[i]);
-	fscrypt_destroy_hkdf(&hkdf);
-	memzero_explicit(key, sizeof(key));
-
-	kunit_info(test, "per-extent key, AES-256-XTS (%s): %llu ns and about %ld bytes of slab each (%d keys)\n",
-		   fscrypt_modes[FSCRYPT_MODE_AES_256_XTS].cipher_str,
-		   (t1 - t0) / N,
-		   (long)(slab_after - slab_before) * (long)PAGE_SIZE / N, N);
-}
-
 static struct kunit_case fscrypt_extent_test_cases[] = {
 	KUNIT_CASE_PARAM(test_extent_iv, kt_iv_gen_params),
 	KUNIT_CASE(test_per_extent_key),
@@ -1081,17 +1133,15 @@ static struct kunit_case fscrypt_extent_test_cases[] = {
 	KUNIT_CASE(test_aes_xts_block),
 	KUNIT_CASE(test_adiantum_block),
 	KUNIT_CASE(test_block_index_limit),
-	KUNIT_CASE(test_load_per_extent_key),
-	KUNIT_CASE(test_load_direct_key),
+	KUNIT_CASE(test_key_lifetime_per_extent),
+	KUNIT_CASE(test_key_lifetime_direct_key),
+	KUNIT_CASE(test_pool_lru),
 	KUNIT_CASE(test_load_refused),
 	KUNIT_CASE(test_fname_iv_differs_from_extent_ivs),
-	KUNIT_CASE_PARAM(test_limit_io_blocks, kt_limit_gen_params),
-	KUNIT_CASE(test_limit_io_blocks_unchanged),
 	KUNIT_CASE(test_extent_context),
 	KUNIT_CASE(test_new_nonces_differ),
 	KUNIT_CASE_PARAM(test_policy_acceptance, kt_policy_gen_params),
 	KUNIT_CASE(test_have_same_policy),
-	KUNIT_CASE(test_per_extent_key_cost),
 	{}
 };
 
