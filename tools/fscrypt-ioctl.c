@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/btrfs.h>
@@ -91,6 +92,19 @@ static const char usage_text[] =
 	"                           (renameat2 with that flag)\n"
 	"  tmpfile DIR NAME         (O_TMPFILE in DIR with stdin's data, then\n"
 	"                           linked as DIR/NAME)\n"
+	"  pattern SIZE SEED        (SIZE bytes of the pattern of SEED to stdout)\n"
+	"  pattern-check FILE SIZE SEED\n"
+	"                           (FILE holds exactly that: exit status 0, or 1\n"
+	"                           and where it differs)\n"
+	"  fail-write FILE SIZE SEED [--when=all|writeback|pages]\n"
+	"                           (FILE made anew: SIZE bytes of the pattern of\n"
+	"                           SEED written and written back with make-it-fail\n"
+	"                           set, then fsync without)\n"
+	"  fail-sync FILE [--fsync] (sync_file_range WAIT_BEFORE|WRITE|WAIT_AFTER,\n"
+	"                           or fsync, of FILE, with make-it-fail set)\n"
+	"  fsync-fd FD              (fsync of the open file descriptor FD)\n"
+	"  sync-range FILE OFFSET LENGTH\n"
+	"                           (sync_file_range WAIT_BEFORE|WRITE|WAIT_AFTER)\n"
 	"  help\n"
 	"\n"
 	"KEYSPEC is a 32-hex-digit v2 key identifier or a 16-hex-digit v1 descriptor.\n"
@@ -126,7 +140,30 @@ static const char usage_text[] =
 	"single, dup, raid0, raid1, raid1c3, raid1c4, raid10, raid5 or raid6.\n"
 	"DEVICE_LENGTH is the bytes the chunk takes on each of its stripes' devices;\n"
 	"one DEVID:OFFSET per stripe says where. In a single, dup or raid1* chunk\n"
-	"logical address L is at OFFSET + (L - LOGICAL) on every stripe's device.\n";
+	"logical address L is at OFFSET + (L - LOGICAL) on every stripe's device.\n"
+	"\n"
+	"The pattern of SEED (a number) is a pseudo-random byte stream that depends\n"
+	"only on SEED, so a file written with it can be checked later without a\n"
+	"copy (pattern-check).\n"
+	"\n"
+	"fail-write and fail-sync set /proc/thread-self/make-it-fail while their\n"
+	"system calls run, so that the fault injection of debugfs (failslab,\n"
+	"fail_page_alloc) with task-filter=Y fails allocations made for them, and\n"
+	"clear it before printing. Their memory is locked and prefaulted first:\n"
+	"the injected failures hit the kernel's allocations, not their page faults.\n"
+	"fail-write writes (write()) and writes back (sync_file_range WAIT_BEFORE|\n"
+	"WRITE|WAIT_AFTER) with make-it-fail set, then clears it and fsyncs: the\n"
+	"failures hit the allocations of the data's way to the disk (page cache,\n"
+	"delalloc, extent allocation, encryption, bios), not those of the log tree\n"
+	"or transaction commit that fsync then runs. It prints \"written=N\n"
+	"write=R writeback=R fsync=R\", where N is the bytes that write() took and\n"
+	"each R is ok or the errno name of the failure (after a failure the next\n"
+	"steps run all the same); exit status 0 when all succeeded, 3 when one\n"
+	"failed. --when=writeback sets make-it-fail for the writeback only,\n"
+	"--when=pages only once the first page is written back (which, on btrfs,\n"
+	"allocates the extent of all that was written): for the writing of the\n"
+	"other pages. fail-sync prints \"sync=ok\" or \"sync=ERRNO\" (exit status\n"
+	"0 or 3). Both exit with 1 when they could not start (open, make-it-fail).\n";
 
 static void __noreturn __printf(1, 2) usage_error(const char *fmt, ...)
 {
@@ -1078,6 +1115,331 @@ static int cmd_chunks(const struct cmd_args *args)
 	return ret;
 }
 
+/* SplitMix64: the 8-byte word @k of the pattern of @seed. */
+static __u64 pattern_word(__u64 seed, __u64 k)
+{
+	__u64 x = seed * 0x9e3779b97f4a7c15ULL + k;
+
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* Bytes @off to @off + @len of the pattern of @seed; @off is 8-aligned. */
+static void fill_pattern(__u8 *buf, size_t len, __u64 seed, __u64 off)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += 8) {
+		__u64 w = htole64(pattern_word(seed, (off + i) / 8));
+
+		memcpy(buf + i, &w, len - i < 8 ? len - i : 8);
+	}
+}
+
+static __u64 parse_u64(const char *str)
+{
+	char *end;
+	unsigned long long val;
+
+	errno = 0;
+	val = strtoull(str, &end, 0);
+	if (errno || end == str || *end || str[0] == '-')
+		usage_error("'%s' is not a number", str);
+	return (__u64)val;
+}
+
+#define IO_CHUNK	65536
+
+/* Pattern and I/O buffer: in .bss, so that mlockall() populates it. */
+static __u8 io_buf[IO_CHUNK];
+
+static int write_all(int fd, const __u8 *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, buf, len);
+		if (n < 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int cmd_pattern(const struct cmd_args *args)
+{
+	__u64 size = parse_u64(args->pos[0]), seed = parse_u64(args->pos[1]);
+	__u64 off;
+	size_t len;
+
+	for (off = 0; off < size; off += len) {
+		len = size - off < IO_CHUNK ? (size_t)(size - off) : IO_CHUNK;
+		fill_pattern(io_buf, len, seed, off);
+		if (write_all(STDOUT_FILENO, io_buf, len))
+			return report_syscall_error("write", "stdout", errno);
+	}
+	return 0;
+}
+
+static int cmd_pattern_check(const struct cmd_args *args)
+{
+	static __u8 want[IO_CHUNK];
+	const char *path = args->pos[0];
+	__u64 size = parse_u64(args->pos[1]), seed = parse_u64(args->pos[2]);
+	__u64 off = 0;
+	size_t len, got, i;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return report_syscall_error("open", path, errno);
+	for (;;) {
+		/* Up to a chunk, and one byte more at the end to see a longer file. */
+		len = size - off < IO_CHUNK ? (size_t)(size - off) + 1 : IO_CHUNK;
+		for (got = 0; got < len; got += (size_t)n) {
+			n = read(fd, io_buf + got, len - got);
+			if (n < 0) {
+				n = errno;
+				close(fd);
+				return report_syscall_error("read", path, (int)n);
+			}
+			if (n == 0)
+				break;
+		}
+		if (off + got > size) {
+			close(fd);
+			printf("%s: longer than %llu bytes\n", path, (unsigned long long)size);
+			return 1;
+		}
+		fill_pattern(want, got, seed, off);
+		for (i = 0; i < got; i++) {
+			if (io_buf[i] != want[i]) {
+				close(fd);
+				printf("%s: differs at byte %llu\n", path,
+				       (unsigned long long)(off + i));
+				return 1;
+			}
+		}
+		off += got;
+		if (got < len)
+			break;
+	}
+	close(fd);
+	if (off < size) {
+		printf("%s: %llu bytes, expected %llu\n", path,
+		       (unsigned long long)off, (unsigned long long)size);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Fault injection aimed at this thread: /proc/thread-self/make-it-fail, open
+ * before anything fails (the open itself allocates), written to switch.
+ */
+static int make_it_fail_open(void)
+{
+	int fd = open("/proc/thread-self/make-it-fail", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		fd = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		report_syscall_error("open", "/proc/thread-self/make-it-fail", errno);
+	return fd;
+}
+
+static int make_it_fail_set(int fd, bool on)
+{
+	if (pwrite(fd, on ? "1" : "0", 1, 0) != 1)
+		return report_syscall_error("write", "/proc/thread-self/make-it-fail", errno);
+	return 0;
+}
+
+/* Touches @n more bytes of stack, so that later calls fault in nothing. */
+static __attribute__((noinline)) void prefault_stack(size_t n)
+{
+	volatile __u8 pad[65536];
+	size_t i;
+
+	for (i = 0; i < sizeof(pad); i += 4096)
+		pad[i] = 0;
+	if (n > sizeof(pad))
+		prefault_stack(n - sizeof(pad));
+}
+
+/*
+ * Everything this process will touch while the faults are on is present
+ * and stays so: a failed page fault would not tell anything about the
+ * kernel code under test.
+ */
+static void prefault(void)
+{
+	prefault_stack(4 * 65536);
+	memset(io_buf, 0, sizeof(io_buf));
+	/* Best effort: root may lock memory, others get no guarantee. */
+	mlockall(MCL_CURRENT | MCL_FUTURE);
+	/* stdio allocates its buffer at the first output: do it now. */
+	fflush(stdout);
+}
+
+static const char *errno_name(int err)
+{
+	const char *name = strerrorname_np(err);
+
+	return name ? name : "EUNKNOWN";
+}
+
+static int cmd_fail_write(const struct cmd_args *args)
+{
+	const char *path = args->pos[0];
+	__u64 size = parse_u64(args->pos[1]), seed = parse_u64(args->pos[2]);
+	__u64 done = 0;
+	int fd, mif, write_err = 0, writeback_err = 0, fsync_err = 0;
+	enum { FAIL_ALL, FAIL_WRITEBACK, FAIL_PAGES } when = FAIL_ALL;
+	const char *val;
+	size_t len, pos;
+	ssize_t n = 0;
+	int i;
+
+	for (i = 0; i < args->nopts; i++) {
+		if (!match_option(args->opts[i], "--when", &val))
+			usage_error("fail-write: unknown option '%s'", args->opts[i]);
+		if (!strcmp(val, "all"))
+			when = FAIL_ALL;
+		else if (!strcmp(val, "writeback"))
+			when = FAIL_WRITEBACK;
+		else if (!strcmp(val, "pages"))
+			when = FAIL_PAGES;
+		else
+			usage_error("fail-write: --when=%s: all, writeback or pages", val);
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return report_syscall_error("open", path, errno);
+	mif = make_it_fail_open();
+	if (mif < 0) {
+		close(fd);
+		return 1;
+	}
+	prefault();
+	if (when == FAIL_ALL && make_it_fail_set(mif, true)) {
+		close(mif);
+		close(fd);
+		return 1;
+	}
+	/* Short writes go on where they stopped; the first error ends it. */
+	while (done < size && !write_err) {
+		len = size - done < IO_CHUNK ? (size_t)(size - done) : IO_CHUNK;
+		fill_pattern(io_buf, len, seed, done);
+		for (pos = 0; pos < len; pos += (size_t)n, done += (__u64)n) {
+			n = write(fd, io_buf + pos, len - pos);
+			if (n <= 0) {
+				write_err = n < 0 ? errno : EIO;
+				break;
+			}
+		}
+	}
+	if (when == FAIL_PAGES && sync_file_range(fd, 0, 4096, SYNC_FILE_RANGE_WAIT_BEFORE |
+						 SYNC_FILE_RANGE_WRITE |
+						 SYNC_FILE_RANGE_WAIT_AFTER) < 0)
+		writeback_err = errno;
+	if (when != FAIL_ALL && make_it_fail_set(mif, true)) {
+		close(mif);
+		close(fd);
+		return 1;
+	}
+	if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE |
+			    SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) < 0)
+		writeback_err = errno;
+	if (make_it_fail_set(mif, false)) {
+		close(mif);
+		close(fd);
+		return 1;
+	}
+	close(mif);
+	if (fsync(fd) < 0)
+		fsync_err = errno;
+	close(fd);
+	printf("written=%llu write=%s writeback=%s fsync=%s\n",
+	       (unsigned long long)done,
+	       write_err ? errno_name(write_err) : "ok",
+	       writeback_err ? errno_name(writeback_err) : "ok",
+	       fsync_err ? errno_name(fsync_err) : "ok");
+	return write_err || writeback_err || fsync_err ? 3 : 0;
+}
+
+static int cmd_fail_sync(const struct cmd_args *args)
+{
+	const char *path = args->pos[0];
+	bool use_fsync = false;
+	int i, fd, mif, ret, err = 0;
+
+	for (i = 0; i < args->nopts; i++) {
+		if (strcmp(args->opts[i], "--fsync"))
+			usage_error("fail-sync: unknown option '%s'", args->opts[i]);
+		use_fsync = true;
+	}
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return report_syscall_error("open", path, errno);
+	mif = make_it_fail_open();
+	if (mif < 0) {
+		close(fd);
+		return 1;
+	}
+	prefault();
+	if (make_it_fail_set(mif, true)) {
+		close(mif);
+		close(fd);
+		return 1;
+	}
+	if (use_fsync)
+		ret = fsync(fd);
+	else
+		ret = sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE |
+				      SYNC_FILE_RANGE_WRITE |
+				      SYNC_FILE_RANGE_WAIT_AFTER);
+	if (ret < 0)
+		err = errno;
+	ret = make_it_fail_set(mif, false);
+	close(mif);
+	close(fd);
+	if (ret)
+		return 1;
+	printf("sync=%s\n", err ? errno_name(err) : "ok");
+	return err ? 3 : 0;
+}
+
+static int cmd_sync_range(const struct cmd_args *args)
+{
+	off_t off = parse_offset(args->pos[1]), len = parse_offset(args->pos[2]);
+	int fd, ret, err;
+
+	fd = open(args->pos[0], O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return report_syscall_error("open", args->pos[0], errno);
+	ret = sync_file_range(fd, off, len, SYNC_FILE_RANGE_WAIT_BEFORE |
+			      SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+	err = errno;
+	close(fd);
+	return ret < 0 ? report_syscall_error("sync_file_range", args->pos[0], err) : 0;
+}
+
+static int cmd_fsync_fd(const struct cmd_args *args)
+{
+	__u64 fd = parse_u64(args->pos[0]);
+
+	if (fd > 65535)
+		usage_error("'%s' is not a file descriptor", args->pos[0]);
+	if (fsync((int)fd) < 0)
+		return report_syscall_error("fsync", args->pos[0], errno);
+	return 0;
+}
+
 static const struct command {
 	const char *name;
 	int (*fn)(const struct cmd_args *args);
@@ -1099,6 +1461,12 @@ static const struct command {
 	{ "chunks", cmd_chunks, 1, false },
 	{ "rename2", cmd_rename2, 3, false },
 	{ "tmpfile", cmd_tmpfile, 2, false },
+	{ "pattern", cmd_pattern, 2, false },
+	{ "pattern-check", cmd_pattern_check, 3, false },
+	{ "fail-write", cmd_fail_write, 3, true },
+	{ "fail-sync", cmd_fail_sync, 1, true },
+	{ "fsync-fd", cmd_fsync_fd, 1, false },
+	{ "sync-range", cmd_sync_range, 3, false },
 };
 
 /* Options may come anywhere after the command, mixed with positionals. */

@@ -25,9 +25,33 @@ step() {
 
 # name_failures: from now on, a case that sh -e ends because a command failed
 # also ends with a FAILED line that names its step.
+# It also stops a copy of the kernel log (klog_begin) and puts back what
+# set_for_case changed.
 name_failures() {
-	trap 'rc=$?; [ $rc = 0 ] || [ -n "${FAILED:-}" ] ||
+	trap 'rc=$?; klog_stop; restore_settings; [ $rc = 0 ] || [ -n "${FAILED:-}" ] ||
 		echo "FAILED: a command failed (exit $rc) in step: ${STEP:-setup}"' EXIT
+}
+
+# set_for_case FILE VALUE: writes VALUE to FILE (a /proc/sys or debugfs
+# setting), and its old value back when the case ends (name_failures), or at
+# restore_settings; the first value is what comes back when one is set twice.
+set_for_case() {
+	mkdir -p /tmp/case.restore
+	_n=$(ls /tmp/case.restore | wc -l)
+	{ echo "$1"; cat "$1"; } >"/tmp/case.restore/$((_n + 1000))" ||
+		fail "set_for_case: cannot read $1"
+	echo "$2" >"$1" || fail "cannot write '$2' to $1"
+}
+
+restore_settings() {
+	[ -d /tmp/case.restore ] || return 0
+	for _f in $(ls -r /tmp/case.restore); do
+		_p=$(head -n 1 "/tmp/case.restore/$_f")
+		# Gone with what it belonged to (a filesystem's bdi): nothing to do.
+		[ -e "$_p" ] || continue
+		tail -n +2 "/tmp/case.restore/$_f" >"$_p" || echo "could not restore $_p"
+	done
+	rm -rf /tmp/case.restore
 }
 
 # A file of SIZE random bytes (SIZE as head -c takes it).
@@ -388,4 +412,161 @@ expect_scan() {
 		*)	[ "$n" = 0 ] || fail "$m is on the device in plaintext ($n times)" ;;
 		esac
 	done </tmp/scan
+}
+
+# Fault injection (kunitconfig/debug.config): failslab and fail_page_alloc,
+# set in debugfs, aimed with task-filter=Y at the tasks that set their
+# make-it-fail (fscrypt-ioctl fail-write and fail-sync do, around their
+# system calls). Every setting is put back when the case ends (set_for_case).
+DEBUGFS=/sys/kernel/debug
+
+# fault_init: debugfs mounted, the kernel has both fault attributes.
+fault_init() {
+	[ -d "$DEBUGFS/fail_page_alloc" ] || grep -q " $DEBUGFS debugfs" /proc/mounts ||
+		mount -t debugfs none "$DEBUGFS"
+	for _a in failslab fail_page_alloc; do
+		[ -f "$DEBUGFS/$_a/probability" ] ||
+			fail "no $DEBUGFS/$_a: a kernel without CONFIG_FAULT_INJECTION_DEBUG_FS, CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC"
+	done
+	[ -f /proc/self/make-it-fail ] || fail "no /proc/self/make-it-fail"
+}
+
+# fault_set ATTR NAME=VALUE...: the settings NAME of the fault attribute ATTR
+# (failslab, fail_page_alloc), in the order given (probability last, to
+# start it once the others are set).
+fault_set() {
+	_attr=$1
+	shift
+	for _nv in "$@"; do
+		set_for_case "$DEBUGFS/$_attr/${_nv%%=*}" "${_nv#*=}"
+	done
+}
+
+# fault_times ATTR: how many failures ATTR may still inject ("times").
+fault_times() { cat "$DEBUGFS/$1/times"; }
+
+# What tools/check-kernel-log fails on: keep the two alike.
+KLOG_PATTERN='WARNING:|BUG:|kernel BUG at|Oops|general protection fault|Kernel panic|'
+KLOG_PATTERN=$KLOG_PATTERN'KASAN:|UBSAN:|possible (circular|recursive) locking|inconsistent lock state|'
+KLOG_PATTERN=$KLOG_PATTERN'DEBUG_LOCKS_WARN_ON|lockdep is turned off|blocked for more than|'
+KLOG_PATTERN=$KLOG_PATTERN'rcu: .*(stall|Stall)|Call [Tt]race:|Transaction aborted'
+
+# klog_begin ... klog_end: the kernel messages in between, in /tmp/klog, for
+# klog_check. With verbose=2, fault injection prints a stack dump for each
+# failure it injects (but into allocations with __GFP_NOWARN), which the
+# host's check of the whole console log (tools/check-kernel-log) would take
+# for a bug: in between, only errors and worse (console log level 4: "BUG:",
+# oopses, hung tasks) reach the console, and klog_check does the host's check
+# on the rest, less those dumps. (An injected page allocation failure makes
+# no "page allocation failure" report: the allocator returns before it.)
+klog_begin() {
+	KLOG_TAG=klog-$$-$(date +%s)
+	rm -f /tmp/klog.raw /tmp/klog
+	cat /dev/kmsg >/tmp/klog.raw &
+	KLOG_PID=$!
+	KLOG_PRINTK=$(cat /proc/sys/kernel/printk)
+	set_for_case /proc/sys/kernel/printk 4
+	echo "$KLOG_TAG begin" >/dev/kmsg
+}
+
+klog_end() {
+	echo "$KLOG_TAG end" >/dev/kmsg
+	_i=0
+	until grep -q "$KLOG_TAG end" /tmp/klog.raw; do
+		_i=$((_i + 1))
+		[ $_i -le 100 ] || fail "the copy of the kernel log stopped (records lost?)"
+		usleep 100000
+	done
+	echo "$KLOG_PRINTK" >/proc/sys/kernel/printk
+	klog_stop
+	# /dev/kmsg records: "LEVEL,SEQ,USEC,FLAGS;TEXT", then " KEY=VALUE" lines.
+	sed -n "/$KLOG_TAG begin/,/$KLOG_TAG end/p" /tmp/klog.raw | grep -v '^ ' |
+		sed 's/^[^;]*;//' >/tmp/klog
+	rm -f /tmp/klog.raw
+}
+
+klog_stop() {
+	[ -n "${KLOG_PID:-}" ] || return 0
+	kill "$KLOG_PID" 2>/dev/null || true
+	wait "$KLOG_PID" 2>/dev/null || true
+	KLOG_PID=
+}
+
+# klog_check [WHAT]: /tmp/klog (klog_end) shows nothing that
+# tools/check-kernel-log fails on, once the stack dumps of injected failures
+# are left out: from each "FAULT_INJECTION: forcing a failure" to the end of
+# its stack dump (at most 80 lines).
+klog_check() {
+	awk '/FAULT_INJECTION: forcing a failure/ { skip = 80 }
+	     skip > 0 { skip--; if ($0 ~ /<\/TASK>/) skip = 0; next } { print }' \
+		/tmp/klog >/tmp/klog.judged
+	if grep -n -E "$KLOG_PATTERN|page allocation failure" /tmp/klog.judged >/tmp/klog.bad; then
+		head -n 5 /tmp/klog.bad
+		_first=$(head -n 1 /tmp/klog.bad | cut -d: -f1)
+		echo "context:"
+		sed -n "$((_first > 3 ? _first - 3 : 1)),$((_first + 25))p" /tmp/klog.judged
+		fail "kernel log: $(wc -l </tmp/klog.bad) suspicious line(s)${1:+ ($1)}"
+	fi
+	echo "ok: kernel log${1:+ ($1)}: no warning, BUG, lockdep report, hung task or" \
+		"allocation failure report; $(grep -c 'FAULT_INJECTION: forcing a failure' /tmp/klog) injected failures logged"
+}
+
+# klog_fault_sites: where the failures logged in /tmp/klog (verbose=2) were
+# injected, as "COUNT CALLER < ITS CALLER < ..." lines, the most frequent
+# first: the first frames of each stack dump above the allocator's.
+klog_fault_sites() {
+	awk '/FAULT_INJECTION: forcing a failure/ { if (on) print w; on = 1; n = 0; w = ""; next }
+	     on && /<\/TASK>/ { print w; on = 0; next }
+	     !on || !/^ *[A-Za-z_][A-Za-z0-9_.]*\+0x/ { next }
+	     { f = $1; sub(/\+0x.*/, "", f) }
+	     f ~ /^(dump_stack|should_fail|__should_fail|slab_pre_alloc|kmem_cache_alloc|__kmem_cache_alloc|__kmalloc|kmalloc|kzalloc|kvmalloc|__kvmalloc|alloc_pages|__alloc_pages|folio_alloc|__folio_alloc|allocate_slab|___slab_alloc|__slab_alloc|new_slab|mempool_alloc|prepare_alloc_pages)/ { next }
+	     n < 4 { w = w (n ? " < " : "") f; n++ }
+	     END { if (on) print w }' /tmp/klog | sort | uniq -c | sort -rn
+}
+
+# hung_task_timeout SECONDS: a task blocked that long is reported
+# ("blocked for more than"), for the rest of the case.
+hung_task_timeout() {
+	[ -f /proc/sys/kernel/hung_task_timeout_secs ] ||
+		fail "no hung_task_timeout_secs: a kernel without CONFIG_DETECT_HUNG_TASK"
+	set_for_case /proc/sys/kernel/hung_task_timeout_secs "$1"
+}
+
+# no_hung_tasks [WHAT]: no hung task report since dmesg_mark.
+no_hung_tasks() {
+	if dmesg_since | grep -A 12 'blocked for more than' >/tmp/hung.kmsg; then
+		head -n 25 /tmp/hung.kmsg
+		fail "hung task${1:+ ($1)}"
+	fi
+}
+
+# e2e_bdi: the sysfs folder of the backing device (bdi) of the filesystem
+# on $DISK1 that $MNT has, whose writeback the flusher does.
+e2e_bdi() {
+	if is_btrfs; then
+		for _d in /sys/fs/btrfs/*/devices/"${DISK1#/dev/}"; do
+			[ -e "$_d" ] && readlink -f "${_d%/devices/*}/bdi" && return
+		done
+		fail "no btrfs bdi for $DISK1 in /sys/fs/btrfs"
+	else
+		readlink -f "/sys/block/${DISK1#/dev/}/bdi"
+	fi
+}
+
+# no_background_writeback: dirty pages of $MNT's filesystem stay dirty
+# until written by the case or expired (dirty_expire_centisecs: 300 s), for
+# the rest of the case. A freshly mounted filesystem's bdi has no share yet
+# of the background threshold of dirty memory (that share follows its recent
+# writeback), so the flusher writes back at once whatever is dirty there: a
+# min_ratio of 50 % gives it half of that threshold (about 90 MiB here).
+no_background_writeback() {
+	set_for_case "$(e2e_bdi)/min_ratio" 50
+	set_for_case /proc/sys/vm/dirty_expire_centisecs 30000
+}
+
+# task_state PID: its state letter (R, S, D, ...), nothing when it is gone
+# (or Z, not yet waited for).
+task_state() {
+	_s=$(cut -d ' ' -f 3 "/proc/$1/stat" 2>/dev/null) || true
+	[ "$_s" = Z ] || echo "$_s"
 }
