@@ -1286,6 +1286,28 @@ static void prefault(void)
 	fflush(stdout);
 }
 
+/*
+ * open() PATH with FLAGS, and /proc/thread-self/make-it-fail into *MIF, with
+ * everything prefaulted, as the fail-* commands need before they turn
+ * failures on. Returns the file descriptor, or -1 after a message.
+ */
+static int open_for_failures(const char *path, int flags, int *mif)
+{
+	int fd = open(path, flags | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		report_syscall_error("open", path, errno);
+		return -1;
+	}
+	*mif = make_it_fail_open();
+	if (*mif < 0) {
+		close(fd);
+		return -1;
+	}
+	prefault();
+	return fd;
+}
+
 static const char *errno_name(int err)
 {
 	const char *name = strerrorname_np(err);
@@ -1317,15 +1339,9 @@ static int cmd_fail_write(const struct cmd_args *args)
 		else
 			usage_error("fail-write: --when=%s: all, writeback or pages", val);
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open_for_failures(path, O_WRONLY | O_CREAT | O_TRUNC, &mif);
 	if (fd < 0)
-		return report_syscall_error("open", path, errno);
-	mif = make_it_fail_open();
-	if (mif < 0) {
-		close(fd);
 		return 1;
-	}
-	prefault();
 	if (when == FAIL_ALL && make_it_fail_set(mif, true)) {
 		close(mif);
 		close(fd);
@@ -1383,15 +1399,9 @@ static int cmd_fail_sync(const struct cmd_args *args)
 			usage_error("fail-sync: unknown option '%s'", args->opts[i]);
 		use_fsync = true;
 	}
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	fd = open_for_failures(path, O_RDWR, &mif);
 	if (fd < 0)
-		return report_syscall_error("open", path, errno);
-	mif = make_it_fail_open();
-	if (mif < 0) {
-		close(fd);
 		return 1;
-	}
-	prefault();
 	if (make_it_fail_set(mif, true)) {
 		close(mif);
 		close(fd);

@@ -52,13 +52,15 @@ unavailable() {
 record() { echo "R $1 $2 $3 $4" | tee -a "$raw"; }
 
 # The functions whose calls and time the profile pass counts: HKDF
-# expansions (per-file, per-extent and name hash keys), prepared keys (one
-# crypto transform each), bounce pages (ext4 allocates its own inline, one
-# per fscrypt_encrypt_pagecache_blocks()), the cipher per data unit, name
-# en- and decryption, the key setups of inodes, and dm-crypt's cipher.
-PROFILED="fscrypt_hkdf_expand fscrypt_allocate_skcipher fscrypt_alloc_bounce_page
-	fscrypt_encrypt_pagecache_blocks fscrypt_crypt_data_unit fscrypt_fname_encrypt
-	fname_decrypt fscrypt_setup_encryption_info crypt_convert"
+# expansions (per-file, per-extent and name hash keys), keys set on a crypto
+# transform (setkey: a new transform, or a miss of the pool of transforms),
+# bounce pages (ext4 allocates its own inline, one per
+# fscrypt_encrypt_pagecache_blocks()), the cipher per data unit (skcipher
+# calls less those of names), name en- and decryption, the key setups of
+# inodes, and dm-crypt's cipher.
+PROFILED="fscrypt_hkdf_expand crypto_skcipher_setkey fscrypt_alloc_bounce_page
+	fscrypt_encrypt_pagecache_blocks crypto_skcipher_encrypt crypto_skcipher_decrypt
+	fscrypt_fname_encrypt fname_decrypt fscrypt_setup_encryption_info crypt_convert"
 
 # idle_ms: the time the CPU has been idle (waiting for the disk: under
 # icount this is host time), from /proc/stat, in ms.
@@ -330,21 +332,25 @@ profile_rows() {
 			"inodes"
 		for (i = 1; i <= nk; i++) {
 			k = keys[i]
-			u = "fscrypt_crypt_data_unit"
-			if (k ~ /^dmcrypt/) u = "crypt_convert"
+			# Data units: every skcipher call but those of names.
+			uh = hits[k, "crypto_skcipher_encrypt"] + hits[k, "crypto_skcipher_decrypt"] -
+				hits[k, "fscrypt_fname_encrypt"] - hits[k, "fname_decrypt"]
+			uu = us[k, "crypto_skcipher_encrypt"] + us[k, "crypto_skcipher_decrypt"] -
+				us[k, "fscrypt_fname_encrypt"] - us[k, "fname_decrypt"]
+			if (k ~ /^dmcrypt/) { uh = hits[k, "crypt_convert"]; uu = us[k, "crypt_convert"] }
 			printf "%-25s %6.0f %6d %6d %6.1f %6d %6.1f %6d %6d %6.0f %6d %6.1f %6d\n", k,
 				ms[k], us[k, "idle"],
 				hits[k, "fscrypt_hkdf_expand"], us[k, "fscrypt_hkdf_expand"] / 1000,
-				hits[k, "fscrypt_allocate_skcipher"], us[k, "fscrypt_allocate_skcipher"] / 1000,
+				hits[k, "crypto_skcipher_setkey"], us[k, "crypto_skcipher_setkey"] / 1000,
 				hits[k, "fscrypt_alloc_bounce_page"] + hits[k, "fscrypt_encrypt_pagecache_blocks"],
-				hits[k, u], us[k, u] / 1000,
+				uh, uu / 1000,
 				hits[k, "fscrypt_fname_encrypt"] + hits[k, "fname_decrypt"],
 				(us[k, "fscrypt_fname_encrypt"] + us[k, "fname_decrypt"]) / 1000,
 				hits[k, "fscrypt_setup_encryption_info"]
 		}
 		print "ms: the workload (from its rate), idle: of which the CPU was idle (disk waits, 10 ms"
 		print "resolution); derive: HKDF expansions (keys of files, extents and"
-		print "name hashes); keys: keys prepared (a crypto transform each); bounce: bounce pages;"
+		print "name hashes); keys: keys set on a transform (setkey); bounce: bounce pages;"
 		print "units: data units en- or decrypted (dmcrypt-btrfs: crypt_convert() calls, one a bio) and"
 		print "the time in the cipher; names: names en- or decrypted; inodes: key setups of inodes;"
 		print "btrfs-noinline: btrfs mounted with max_inline=0 (encrypted files have no inline extents)"

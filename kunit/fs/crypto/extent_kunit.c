@@ -245,7 +245,7 @@ static struct fscrypt_extent_info *kt_extent_info(struct kunit *test,
 
 	ei = fscrypt_alloc_extent_info(NULL, &fscrypt_modes[mode],
 				       sb->s_blocksize_bits, flags, kt_key_id,
-				       nonce);
+				       nonce, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ei);
 	return ei;
 }
@@ -789,6 +789,7 @@ static void test_key_lifetime_direct_key(struct kunit *test)
 
 	kt_remove_secret(test, mk);
 	KUNIT_EXPECT_EQ(test, refcount_read(&mk->mk_active_refs), 1);
+	KUNIT_EXPECT_TRUE(test, mk->mk_hkdf_retained);
 	KUNIT_EXPECT_PTR_EQ(test, kt_add_master_key(test, sb), mk);
 	fscrypt_put_master_key(mk);	/* kt_add_master_key()'s reference */
 	KUNIT_EXPECT_TRUE(test, is_master_key_secret_present(&mk->mk_secret));
@@ -1145,8 +1146,15 @@ static struct kunit_case fscrypt_extent_test_cases[] = {
 	{}
 };
 
+/* The bounce page pool, which any test may be the first to use */
+static int kt_init(struct kunit *test)
+{
+	return fscrypt_initialize(0);
+}
+
 static struct kunit_suite fscrypt_extent_test_suite = {
 	.name = "fscrypt-extent",
+	.init = kt_init,
 	.test_cases = fscrypt_extent_test_cases,
 };
 
