@@ -13,7 +13,7 @@ BUILDS := $(addprefix build-,$(ARCHES))
 KUNITS := $(addprefix kunit-,$(ARCHES))
 
 # Static pattern rules: make never applies implicit rules to .PHONY targets.
-.PHONY: help deps tree export lint kunit integration test demo shell bench clean distclean \
+.PHONY: help deps tree progs export lint kunit integration test demo shell bench clean distclean \
 	$(BUILDS) $(KUNITS)
 
 help:
@@ -22,6 +22,7 @@ help:
 	@echo "make deps         install the Debian packages needed (apt-get, as root)"
 	@echo "make tree         extract linux-source into build/linux and apply patches/"
 	@echo "make export       write build/linux's commits back into patches/ and kunit/"
+	@echo "make progs        build btrfs-progs with progs/series in build/btrfs-progs"
 	@echo "make lint         checkpatch --strict, SPDX tags, reproducible export"
 	@echo "make kunit        KUnit on both architectures (kunit-x86_64, kunit-arm64)"
 	@echo "make integration  the integration cases in QEMU (CASES=name,... to pick)"
@@ -36,6 +37,9 @@ tree: deps
 
 export:
 	@tools/export-series
+
+progs: deps
+	@tools/progs build
 
 lint: tree
 	@tools/lint

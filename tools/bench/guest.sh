@@ -113,7 +113,8 @@ setup() {
 	# mkfs.btrfs warns about the previous row's filesystem.
 	case $1 in
 	ext4*)	/sbin/mke2fs -q -F -t ext4 -b 4096 -O encrypt "$DEV" 2>/tmp/mkfs.err ;;
-	*)	mkfs_btrfs "$DEV" 2>/tmp/mkfs.err ;;
+	# Every btrfs row has the encrypt feature, as every ext4 row has ext4's.
+	*)	mkfs_btrfs -O encrypt "$DEV" 2>/tmp/mkfs.err ;;
 	esac || { cat /tmp/mkfs.err; return 1; }
 	mkdir -p "$MNT"
 	opts=defaults

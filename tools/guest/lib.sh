@@ -76,6 +76,10 @@ drop_caches() {
 
 mkfs_btrfs() { mkfs.btrfs -q -f "$@" >/dev/null; }
 
+# A filesystem on which users may set encryption policies: the administrator
+# opts in with the encrypt feature (case 07 checks the other ways to do so).
+mkfs_btrfs_encrypt() { mkfs_btrfs -O encrypt "$@"; }
+
 mount_btrfs() {
 	mkdir -p "${2:-$MNT}"
 	mount -t btrfs ${3:+-o "$3"} "$1" "${2:-$MNT}"
@@ -181,7 +185,7 @@ is_btrfs() { [ "$E2E_FS" = btrfs ]; }
 # that a scan of the device can stop there), else the whole disk.
 e2e_mkfs() {
 	case $E2E_FS in
-	btrfs)	mkfs_btrfs ${1:+-b "${1}M"} "$DISK1" ;;
+	btrfs)	mkfs_btrfs_encrypt ${1:+-b "${1}M"} "$DISK1" ;;
 	# stable_inodes: ext4 then accepts the IV_INO_LBLK_* policies (case 24).
 	ext4)	/sbin/mke2fs -q -F -t ext4 -b 4096 -O encrypt,stable_inodes "$DISK1" ${1:+"${1}M"} ;;
 	*)	fail "unknown E2E_FS '$E2E_FS'" ;;

@@ -8,7 +8,7 @@
 # the snapshot unchanged.
 . /lib/test.sh
 
-mkfs_btrfs "$DISK1"
+mkfs_btrfs_encrypt "$DISK1"
 mount_btrfs "$DISK1"
 head -c 64 /dev/urandom >/tmp/key
 keyid=$(fscrypt-ioctl add-key "$MNT" </tmp/key)

@@ -14,7 +14,7 @@ E2E_FS=btrfs
 
 name_failures
 step "RAID1 over $DISK1 and $DISK2, an encrypted file"
-mkfs_btrfs -d raid1 -m raid1 "$DISK1" "$DISK2"
+mkfs_btrfs_encrypt -d raid1 -m raid1 "$DISK1" "$DISK2"
 mount_btrfs "$DISK1" "$MNT" "device=$DISK2"
 head -c 64 /dev/urandom >"$E2E_KEY"
 e2e_add_key

@@ -13,7 +13,7 @@ E2E_FS=btrfs
 
 name_failures
 step "RAID5 data, RAID1 metadata over $DISK1 $DISK2 $DISK3; an encrypted tree"
-mkfs_btrfs -d raid5 -m raid1 "$DISK1" "$DISK2" "$DISK3"
+mkfs_btrfs_encrypt -d raid5 -m raid1 "$DISK1" "$DISK2" "$DISK3"
 mount_btrfs "$DISK1" "$MNT" "device=$DISK2,device=$DISK3"
 head -c 64 /dev/urandom >"$E2E_KEY"
 e2e_add_key

@@ -32,7 +32,7 @@ cp -a "$REF/plain/." "$MNT/plainvol/"
 cp "$REF/plain/file" "$MNT/vol/unencrypted"
 btrfs subvolume snapshot -r "$MNT/vol" "$MNT/vol-ro" >/dev/null
 btrfs subvolume snapshot -r "$MNT/plainvol" "$MNT/plainvol-ro" >/dev/null
-mkfs_btrfs "$DISK2"
+mkfs_btrfs_encrypt "$DISK2"
 recv=/mnt/recv
 mount_btrfs "$DISK2" "$recv"
 
