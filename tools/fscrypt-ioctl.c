@@ -29,7 +29,7 @@
 #define __noreturn	__attribute__((noreturn))
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define MAX_POSITIONAL	3
+#define MAX_POSITIONAL	4
 #define MAX_OPTIONS	8
 
 static const char *progname = "fscrypt-ioctl";
@@ -105,6 +105,13 @@ static const char usage_text[] =
 	"  fsync-fd FD              (fsync of the open file descriptor FD)\n"
 	"  sync-range FILE OFFSET LENGTH\n"
 	"                           (sync_file_range WAIT_BEFORE|WRITE|WAIT_AFTER)\n"
+	"  encoded-read FILE OFFSET OUT\n"
+	"                           (btrfs, as root: BTRFS_IOC_ENCODED_READ at\n"
+	"                           OFFSET; the encoded data to OUT, and its\n"
+	"                           metadata to stdout as META)\n"
+	"  encoded-write FILE OFFSET IN META\n"
+	"                           (btrfs, as root: BTRFS_IOC_ENCODED_WRITE of\n"
+	"                           IN's bytes at OFFSET with the metadata META)\n"
 	"  help\n"
 	"\n"
 	"KEYSPEC is a 32-hex-digit v2 key identifier or a 16-hex-digit v1 descriptor.\n"
@@ -163,7 +170,15 @@ static const char usage_text[] =
 	"--when=pages only once the first page is written back (which, on btrfs,\n"
 	"allocates the extent of all that was written): for the writing of the\n"
 	"other pages. fail-sync prints \"sync=ok\" or \"sync=ERRNO\" (exit status\n"
-	"0 or 3). Both exit with 1 when they could not start (open, make-it-fail).\n";
+	"0 or 3). Both exit with 1 when they could not start (open, make-it-fail).\n"
+	"\n"
+	"META is one line of space-separated fields: len=N unencoded_len=N\n"
+	"unencoded_offset=N compression=N encryption=N context=HEX|- (the\n"
+	"encryption context, with encryption=1: fscrypt) data_unit=N (the bytes\n"
+	"per data unit of the ciphertext, 0 without). encoded-read prints it\n"
+	"followed by bytes=N (the size of the encoded data); encoded-write takes\n"
+	"it as encoded-read printed it (bytes= is ignored) and prints\n"
+	"\"written N\".\n";
 
 static void __noreturn __printf(1, 2) usage_error(const char *fmt, ...)
 {
@@ -1450,6 +1465,151 @@ static int cmd_fsync_fd(const struct cmd_args *args)
 	return 0;
 }
 
+/*
+ * struct btrfs_ioctl_encoded_io_args as the series extends it: the encryption
+ * context and the data unit size take 48 of the 64 reserved bytes.  The
+ * system's linux/btrfs.h may not have the fields yet; the size, and so the
+ * ioctl numbers, are the same.
+ */
+#define ENCODED_CONTEXT_MAX	40
+struct encoded_io_args {
+	const struct iovec *iov;
+	unsigned long iovcnt;
+	__s64 offset;
+	__u64 flags;
+	__u64 len;
+	__u64 unencoded_len;
+	__u64 unencoded_offset;
+	__u32 compression;
+	__u32 encryption;
+	__u32 encryption_context_size;
+	__u8 encryption_context[ENCODED_CONTEXT_MAX];
+	__u32 encryption_data_unit_size;
+	__u8 reserved[16];
+};
+_Static_assert(sizeof(struct encoded_io_args) ==
+	       sizeof(struct btrfs_ioctl_encoded_io_args), "encoded I/O args");
+
+#define ENCODED_BUF_SIZE	(256 * 1024)
+static __u8 encoded_buf[ENCODED_BUF_SIZE];
+
+static void print_encoded_meta(const struct encoded_io_args *a)
+{
+	__u32 i;
+
+	printf("len=%llu unencoded_len=%llu unencoded_offset=%llu compression=%u encryption=%u context=",
+	       (unsigned long long)a->len, (unsigned long long)a->unencoded_len,
+	       (unsigned long long)a->unencoded_offset, a->compression,
+	       a->encryption);
+	if (!a->encryption_context_size)
+		putchar('-');
+	for (i = 0; i < a->encryption_context_size && i < ENCODED_CONTEXT_MAX; i++)
+		printf("%02x", a->encryption_context[i]);
+	printf(" data_unit=%u", a->encryption_data_unit_size);
+}
+
+static int cmd_encoded_read(const struct cmd_args *args)
+{
+	struct encoded_io_args a = { .offset = (__s64)parse_offset(args->pos[1]) };
+	struct iovec iov = { .iov_base = encoded_buf, .iov_len = sizeof(encoded_buf) };
+	int fd, out, ret;
+
+	a.iov = &iov;
+	a.iovcnt = 1;
+	fd = open(args->pos[0], O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return report_syscall_error("open", args->pos[0], errno);
+	ret = ioctl(fd, BTRFS_IOC_ENCODED_READ, &a);
+	if (ret < 0) {
+		ret = report_syscall_error("BTRFS_IOC_ENCODED_READ", args->pos[0], errno);
+		close(fd);
+		return ret;
+	}
+	close(fd);
+	out = open(args->pos[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (out < 0)
+		return report_syscall_error("open", args->pos[2], errno);
+	if (write_all(out, encoded_buf, ret) || close(out))
+		return report_syscall_error("write", args->pos[2], errno);
+	print_encoded_meta(&a);
+	printf(" bytes=%d\n", ret);
+	return 0;
+}
+
+/* One "name=value" field of META into @a; 0, or 1 for an unknown name. */
+static int parse_encoded_field(struct encoded_io_args *a, const char *name,
+			       const char *val)
+{
+	size_t hex_len = strlen(val);
+
+	if (!strcmp(name, "len"))
+		a->len = parse_u64(val);
+	else if (!strcmp(name, "unencoded_len"))
+		a->unencoded_len = parse_u64(val);
+	else if (!strcmp(name, "unencoded_offset"))
+		a->unencoded_offset = parse_u64(val);
+	else if (!strcmp(name, "compression"))
+		a->compression = (__u32)parse_u64(val);
+	else if (!strcmp(name, "encryption"))
+		a->encryption = (__u32)parse_u64(val);
+	else if (!strcmp(name, "data_unit"))
+		a->encryption_data_unit_size = (__u32)parse_u64(val);
+	else if (!strcmp(name, "context") && !strcmp(val, "-"))
+		a->encryption_context_size = 0;
+	else if (!strcmp(name, "context")) {
+		if (hex_len % 2 || hex_len / 2 > ENCODED_CONTEXT_MAX ||
+		    !parse_hex(val, a->encryption_context, hex_len / 2))
+			usage_error("context: need 2 to %d hex digits", 2 * ENCODED_CONTEXT_MAX);
+		a->encryption_context_size = hex_len / 2;
+	} else if (strcmp(name, "bytes"))
+		return 1;
+	return 0;
+}
+
+static int cmd_encoded_write(const struct cmd_args *args)
+{
+	struct encoded_io_args a = { .offset = (__s64)parse_offset(args->pos[1]) };
+	struct iovec iov = { .iov_base = encoded_buf };
+	char *meta = strdup(args->pos[3]), *field, *save = NULL;
+	int fd, in, ret;
+	ssize_t n;
+
+	if (!meta)
+		return report_syscall_error("strdup", "META", errno);
+	for (field = strtok_r(meta, " ", &save); field; field = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(field, '=');
+
+		if (!eq)
+			usage_error("META: '%s' is not name=value", field);
+		*eq = '\0';
+		if (parse_encoded_field(&a, field, eq + 1))
+			usage_error("META: unknown field '%s'", field);
+	}
+	free(meta);
+	in = open(args->pos[2], O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return report_syscall_error("open", args->pos[2], errno);
+	n = read(in, encoded_buf, sizeof(encoded_buf));
+	close(in);
+	if (n < 0)
+		return report_syscall_error("read", args->pos[2], errno);
+	iov.iov_len = n;
+	a.iov = &iov;
+	a.iovcnt = 1;
+	fd = open(args->pos[0], O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return report_syscall_error("open", args->pos[0], errno);
+	ret = ioctl(fd, BTRFS_IOC_ENCODED_WRITE, &a);
+	if (ret < 0) {
+		ret = report_syscall_error("BTRFS_IOC_ENCODED_WRITE", args->pos[0], errno);
+		close(fd);
+		return ret;
+	}
+	close(fd);
+	printf("written %d\n", ret);
+	return 0;
+}
+
 static const struct command {
 	const char *name;
 	int (*fn)(const struct cmd_args *args);
@@ -1477,6 +1637,8 @@ static const struct command {
 	{ "fail-sync", cmd_fail_sync, 1, true },
 	{ "fsync-fd", cmd_fsync_fd, 1, false },
 	{ "sync-range", cmd_sync_range, 3, false },
+	{ "encoded-read", cmd_encoded_read, 3, false },
+	{ "encoded-write", cmd_encoded_write, 4, false },
 };
 
 /* Options may come anywhere after the command, mixed with positionals. */

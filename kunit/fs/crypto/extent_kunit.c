@@ -899,6 +899,76 @@ static void test_load_refused(struct kunit *test)
 	fscrypt_destroy_keyring(sb);
 }
 
+/* The error of importing @ctx, or 0 (and the extent info put) on success */
+static long kt_import_err(struct inode *inode, const u8 *ctx, size_t len)
+{
+	struct fscrypt_extent_info *ei;
+
+	ei = fscrypt_import_extent_info(inode, ctx, len);
+	if (IS_ERR(ei))
+		return PTR_ERR(ei);
+	fscrypt_put_extent_info(ei);
+	return 0;
+}
+
+/*
+ * A context handed in with ciphertext: accepted only if it is of the file's
+ * policy, refused with -EINVAL (the caller's mistake, not corruption), and
+ * then the same key as the extent it came from.
+ */
+static void test_import(struct kunit *test)
+{
+	const u8 mode = FSCRYPT_MODE_AES_256_XTS;
+	struct super_block *sb = kt_sb(test, &kt_keyed_cop);
+	struct fscrypt_master_key *mk = kt_add_master_key(test, sb);
+	struct inode *inode = kt_unlocked_file(test, sb, mode, 0);
+	struct inode *locked = kt_inode(test, sb, S_IFREG, true);
+	const u8 *id = kat_master_key_identifier;
+	struct fscrypt_extent_info *loaded, *imported;
+	u8 ctx[36];
+
+	kt_make_context(ctx, mode, 0, id, kt_nonce_na);
+	loaded = kt_load(test, inode, mode, 0, kt_nonce_na);
+	imported = fscrypt_import_extent_info(inode, ctx, 35);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(imported), "error %ld",
+			       PTR_ERR(imported));
+	KUNIT_EXPECT_NE(test, loaded->key_id, imported->key_id);
+	KT_EXPECT_BYTES(test, imported->raw_key, loaded->raw_key,
+			loaded->mode->keysize);
+	KT_EXPECT_BYTES(test, imported->nonce, kt_nonce_na, 16);
+	KUNIT_ASSERT_EQ(test, fscrypt_initialize(0), 0);
+	kt_check_roundtrip(test, imported);
+	fscrypt_put_extent_info(imported);
+	fscrypt_put_extent_info(loaded);
+
+	ctx[35] = 0;
+	KUNIT_EXPECT_EQ(test, kt_import_err(inode, ctx, 34),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kt_import_err(inode, ctx, 36),
+			-EINVAL);
+	ctx[0] = 2;
+	KUNIT_EXPECT_EQ(test, kt_import_err(inode, ctx, 35),
+			-EINVAL);
+	kt_make_context(ctx, FSCRYPT_MODE_ADIANTUM, 0, id, kt_nonce_na);
+	KUNIT_EXPECT_EQ(test, kt_import_err(inode, ctx, 35),
+			-EINVAL);
+	kt_make_context(ctx, mode, FSCRYPT_POLICY_FLAG_DIRECT_KEY, id,
+			kt_nonce_na);
+	KUNIT_EXPECT_EQ(test, kt_import_err(inode, ctx, 35),
+			-EINVAL);
+	kt_make_context(ctx, mode, 0, id, kt_nonce_na);
+	ctx[3] ^= 1;	/* another master key */
+	KUNIT_EXPECT_EQ(test, kt_import_err(inode, ctx, 35),
+			-EINVAL);
+	kt_make_context(ctx, mode, 0, id, kt_nonce_na);
+	KUNIT_EXPECT_EQ(test, kt_import_err(locked, ctx, 35),
+			-ENOKEY);
+
+	fscrypt_put_encryption_info(inode);
+	fscrypt_put_master_key(mk);
+	fscrypt_destroy_keyring(sb);
+}
+
 /* ---- filename IVs ---- */
 
 static void test_fname_iv_differs_from_extent_ivs(struct kunit *test)
@@ -1138,6 +1208,7 @@ static struct kunit_case fscrypt_extent_test_cases[] = {
 	KUNIT_CASE(test_key_lifetime_direct_key),
 	KUNIT_CASE(test_pool_lru),
 	KUNIT_CASE(test_load_refused),
+	KUNIT_CASE(test_import),
 	KUNIT_CASE(test_fname_iv_differs_from_extent_ivs),
 	KUNIT_CASE(test_extent_context),
 	KUNIT_CASE(test_new_nonces_differ),
