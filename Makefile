@@ -4,6 +4,8 @@
 # "make help" lists the targets; docs/testing.md explains them.
 
 ARCHES := x86_64 arm64
+# The integration guest's architecture: make integration ARCH=arm64.
+ARCH ?= x86_64
 CASES ?=
 SUITES ?=
 KASAN ?= 0
@@ -25,7 +27,8 @@ help:
 	@echo "make progs        build btrfs-progs with progs/series in build/btrfs-progs"
 	@echo "make lint         checkpatch --strict, SPDX tags, reproducible export"
 	@echo "make kunit        KUnit on both architectures (kunit-x86_64, kunit-arm64)"
-	@echo "make integration  the integration cases in QEMU (CASES=name,... to pick)"
+	@echo "make integration  the integration cases in QEMU (CASES=name,... to pick;"
+	@echo "                  ARCH=arm64 for the arm64 guest, not part of make test)"
 	@echo "make shell        a shell in the integration guest"
 	@echo "make bench        encrypted btrfs against its peers, one QEMU boot (not a test)"
 
@@ -52,8 +55,8 @@ $(KUNITS): kunit-%: build-%
 
 kunit: $(KUNITS)
 
-integration: build-x86_64
-	@tools/integration x86_64 run
+integration: build-$(ARCH)
+	@tools/integration $(ARCH) run
 
 test: lint kunit integration
 	@tools/summary

@@ -1508,24 +1508,36 @@ static void print_encoded_meta(const struct encoded_io_args *a)
 	printf(" data_unit=%u", a->encryption_data_unit_size);
 }
 
+/* One encoded I/O ioctl on @path opened with @flags: its result, or -1. */
+static int encoded_ioctl(const char *path, int flags, unsigned long request,
+			 const char *name, struct encoded_io_args *a)
+{
+	int fd, ret;
+
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0) {
+		report_syscall_error("open", path, errno);
+		return -1;
+	}
+	ret = ioctl(fd, request, a);
+	if (ret < 0)
+		report_syscall_error(name, path, errno);
+	close(fd);
+	return ret;
+}
+
 static int cmd_encoded_read(const struct cmd_args *args)
 {
 	struct encoded_io_args a = { .offset = (__s64)parse_offset(args->pos[1]) };
 	struct iovec iov = { .iov_base = encoded_buf, .iov_len = sizeof(encoded_buf) };
-	int fd, out, ret;
+	int out, ret;
 
 	a.iov = &iov;
 	a.iovcnt = 1;
-	fd = open(args->pos[0], O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return report_syscall_error("open", args->pos[0], errno);
-	ret = ioctl(fd, BTRFS_IOC_ENCODED_READ, &a);
-	if (ret < 0) {
-		ret = report_syscall_error("BTRFS_IOC_ENCODED_READ", args->pos[0], errno);
-		close(fd);
-		return ret;
-	}
-	close(fd);
+	ret = encoded_ioctl(args->pos[0], O_RDONLY, BTRFS_IOC_ENCODED_READ,
+			    "BTRFS_IOC_ENCODED_READ", &a);
+	if (ret < 0)
+		return 1;
 	out = open(args->pos[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (out < 0)
 		return report_syscall_error("open", args->pos[2], errno);
@@ -1571,7 +1583,7 @@ static int cmd_encoded_write(const struct cmd_args *args)
 	struct encoded_io_args a = { .offset = (__s64)parse_offset(args->pos[1]) };
 	struct iovec iov = { .iov_base = encoded_buf };
 	char *meta = strdup(args->pos[3]), *field, *save = NULL;
-	int fd, in, ret;
+	int in, ret;
 	ssize_t n;
 
 	if (!meta)
@@ -1596,16 +1608,10 @@ static int cmd_encoded_write(const struct cmd_args *args)
 	iov.iov_len = n;
 	a.iov = &iov;
 	a.iovcnt = 1;
-	fd = open(args->pos[0], O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return report_syscall_error("open", args->pos[0], errno);
-	ret = ioctl(fd, BTRFS_IOC_ENCODED_WRITE, &a);
-	if (ret < 0) {
-		ret = report_syscall_error("BTRFS_IOC_ENCODED_WRITE", args->pos[0], errno);
-		close(fd);
-		return ret;
-	}
-	close(fd);
+	ret = encoded_ioctl(args->pos[0], O_WRONLY, BTRFS_IOC_ENCODED_WRITE,
+			    "BTRFS_IOC_ENCODED_WRITE", &a);
+	if (ret < 0)
+		return 1;
 	printf("written %d\n", ret);
 	return 0;
 }
