@@ -4,14 +4,16 @@
 # "make help" lists the targets; docs/testing.md explains them.
 
 ARCHES := x86_64 arm64
-# The integration guest's architecture: make integration ARCH=arm64.
+# The integration guest's architecture: make integration ARCH=arm64, or
+# ARCH=arm64-64k (64 KiB pages, btrfs with 4 KiB sectors: subpage).
 ARCH ?= x86_64
 CASES ?=
 SUITES ?=
 KASAN ?= 0
 export CASES SUITES KASAN
 
-BUILDS := $(addprefix build-,$(ARCHES))
+# arm64-64k: arm64 with 64 KiB pages, for subpage btrfs (integration only).
+BUILDS := $(addprefix build-,$(ARCHES) arm64-64k)
 KUNITS := $(addprefix kunit-,$(ARCHES))
 
 # Static pattern rules: make never applies implicit rules to .PHONY targets.
@@ -28,7 +30,7 @@ help:
 	@echo "make lint         checkpatch --strict, SPDX tags, reproducible export"
 	@echo "make kunit        KUnit on both architectures (kunit-x86_64, kunit-arm64)"
 	@echo "make integration  the integration cases in QEMU (CASES=name,... to pick;"
-	@echo "                  ARCH=arm64 for the arm64 guest, not part of make test)"
+	@echo "                  ARCH=arm64 or arm64-64k for an arm64 guest: not in make test)"
 	@echo "make shell        a shell in the integration guest"
 	@echo "make bench        encrypted btrfs against its peers, one QEMU boot (not a test)"
 

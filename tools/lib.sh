@@ -36,7 +36,7 @@ tree_git() {
 kernel_image() {
 	case $1 in
 	x86_64)	echo arch/x86/boot/bzImage ;;
-	arm64)	echo arch/arm64/boot/Image.gz ;;
+	arm64 | arm64-64k)	echo arch/arm64/boot/Image.gz ;;
 	esac
 }
 

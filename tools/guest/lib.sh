@@ -82,7 +82,10 @@ drop_caches() {
 	echo 3 >/proc/sys/vm/drop_caches
 }
 
-mkfs_btrfs() { mkfs.btrfs -q -f "$@" >/dev/null; }
+# With SECTORSIZE (sectorsize= on the kernel command line: 4096 on a kernel
+# with 64 KiB pages, for subpage), that sector size, else mkfs's default, the
+# page size.
+mkfs_btrfs() { mkfs.btrfs -q -f ${SECTORSIZE:+-s "$SECTORSIZE"} "$@" >/dev/null; }
 
 # A filesystem on which users may set encryption policies: the administrator
 # opts in with the encrypt feature (case 07 checks the other ways to do so).

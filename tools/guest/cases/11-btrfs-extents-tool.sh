@@ -65,12 +65,16 @@ cmp -s /tmp/extents.want /tmp/extents.got || {
 }
 check_physical "$f" 3
 
-step "an inline extent"
-printf 'hello' >"$MNT/small"
-sync
-fscrypt-ioctl extents "$MNT/small" >/tmp/extents
-cat /tmp/extents
-[ "$(cat /tmp/extents)" = "0 inline - 5 - 5 - 0 -" ] || fail "inline extent: $(cat /tmp/extents)"
+# btrfs makes no inline extents where sectors are smaller than pages
+# (SECTORSIZE: make integration ARCH=arm64-64k).
+if [ -z "${SECTORSIZE:-}" ]; then
+	step "an inline extent"
+	printf 'hello' >"$MNT/small"
+	sync
+	fscrypt-ioctl extents "$MNT/small" >/tmp/extents
+	cat /tmp/extents
+	[ "$(cat /tmp/extents)" = "0 inline - 5 - 5 - 0 -" ] || fail "inline extent: $(cat /tmp/extents)"
+fi
 
 step "a file with more extent items than one search returns"
 # 120 fsync'd blocks with holes between them: 240 items, about 85 bytes of

@@ -31,7 +31,11 @@ printf '%s\n' "$data" "$name" "$forced" "$pdata" "$pname" >/tmp/markers
 mkdir -p "$REF"
 marker_file "$REF/small" 1000 "$data"
 marker_file "$REF/multi" 1048576 "$data"
-marker_file "$REF/synced" 200000 "$data"
+# Where sectors are smaller than pages (SECTORSIZE: ARCH=arm64-64k), btrfs
+# compresses whole pages only.
+synced_size=200000
+[ -z "${SECTORSIZE:-}" ] || synced_size=196608
+marker_file "$REF/synced" "$synced_size" "$data"
 marker_file "$REF/forced" 1048576 "$forced"
 marker_file "$REF/plain" 1048576 "$pdata"
 
