@@ -1508,12 +1508,18 @@ static void print_encoded_meta(const struct encoded_io_args *a)
 	printf(" data_unit=%u", a->encryption_data_unit_size);
 }
 
-/* One encoded I/O ioctl on @path opened with @flags: its result, or -1. */
+/*
+ * One encoded I/O ioctl on @path opened with @flags, with the data in @iov:
+ * its result, or -1.
+ */
 static int encoded_ioctl(const char *path, int flags, unsigned long request,
-			 const char *name, struct encoded_io_args *a)
+			 const char *name, struct encoded_io_args *a,
+			 const struct iovec *iov)
 {
 	int fd, ret;
 
+	a->iov = iov;
+	a->iovcnt = 1;
 	fd = open(path, flags | O_CLOEXEC);
 	if (fd < 0) {
 		report_syscall_error("open", path, errno);
@@ -1532,10 +1538,8 @@ static int cmd_encoded_read(const struct cmd_args *args)
 	struct iovec iov = { .iov_base = encoded_buf, .iov_len = sizeof(encoded_buf) };
 	int out, ret;
 
-	a.iov = &iov;
-	a.iovcnt = 1;
 	ret = encoded_ioctl(args->pos[0], O_RDONLY, BTRFS_IOC_ENCODED_READ,
-			    "BTRFS_IOC_ENCODED_READ", &a);
+			    "BTRFS_IOC_ENCODED_READ", &a, &iov);
 	if (ret < 0)
 		return 1;
 	out = open(args->pos[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -1606,10 +1610,8 @@ static int cmd_encoded_write(const struct cmd_args *args)
 	if (n < 0)
 		return report_syscall_error("read", args->pos[2], errno);
 	iov.iov_len = n;
-	a.iov = &iov;
-	a.iovcnt = 1;
 	ret = encoded_ioctl(args->pos[0], O_WRONLY, BTRFS_IOC_ENCODED_WRITE,
-			    "BTRFS_IOC_ENCODED_WRITE", &a);
+			    "BTRFS_IOC_ENCODED_WRITE", &a, &iov);
 	if (ret < 0)
 		return 1;
 	printf("written %d\n", ret);
