@@ -125,6 +125,32 @@ read_bytes() {
 	dd if="$1" bs=65536 skip="$2" count="$3" iflag=skip_bytes,count_bytes 2>/dev/null
 }
 
+# raid1_copies MNT BYTENR: where the two copies of the data at logical
+# address BYTENR are, as "DEVICE OFFSET" in $dev_a $at_a and $dev_b $at_b.
+raid1_copies() {
+	btrfs filesystem show "$1" | awk '$1 == "devid" { print $2, $NF }' >/tmp/devs
+	fscrypt-ioctl chunks "$1" >/tmp/chunks
+	awk -v b="$2" '$1 <= b && b < $1 + $2' /tmp/chunks >/tmp/chunk
+	read -r _logical _length _profile _devlen _stripes </tmp/chunk ||
+		fail "no chunk holds logical address $2"
+	[ "$_profile" = data/raid1 ] || fail "data at $2 in a $_profile chunk, expected data/raid1"
+	echo "$_stripes" | tr ',' '\n' | while IFS=: read -r devid start; do
+		dev=$(awk -v d="$devid" '$1 == d { print $2 }' /tmp/devs)
+		[ -n "$dev" ] || fail "no device for devid $devid"
+		echo "$dev $((start + $2 - _logical))"
+	done >/tmp/copies
+	{ read -r dev_a at_a; read -r dev_b at_b; } </tmp/copies
+	[ "$(wc -l </tmp/copies)" = 2 ] && [ "$dev_a" != "$dev_b" ] ||
+		fail "expected two copies on two devices: $(cat /tmp/copies)"
+}
+
+# corrupt_block DEV AT BLOCK: overwrites block BLOCK (4 KiB) of the data at
+# byte AT of DEV.
+corrupt_block() {
+	dd if=/dev/urandom of="$1" bs=4096 count=1 seek=$(($2 + $3 * 4096)) \
+		oflag=seek_bytes conv=notrunc,fsync 2>/dev/null
+}
+
 # no_csum_errors [WHAT]: the kernel logged no checksum failure and no
 # repair since dmesg_mark.
 no_csum_errors() {

@@ -31,24 +31,8 @@ read -r off type bytenr dnb eoff nb phys ebyte ctx </tmp/extents
 	fail "the first extent is not a regular one of at least 4 blocks at 0"
 
 step "where the two copies are"
-btrfs filesystem show "$MNT" | awk '$1 == "devid" { print $2, $NF }' >/tmp/devs
-cat /tmp/devs
-fscrypt-ioctl chunks "$MNT" >/tmp/chunks
-cat /tmp/chunks
-awk -v b="$bytenr" '$1 <= b && b < $1 + $2' /tmp/chunks >/tmp/chunk
-read -r logical length profile devlen stripes </tmp/chunk ||
-	fail "no chunk holds logical address $bytenr"
-[ "$profile" = data/raid1 ] || fail "extent at $bytenr in a $profile chunk, expected data/raid1"
-# "DEVICE OFFSET" for each copy of the extent.
-echo "$stripes" | tr ',' '\n' | while IFS=: read -r devid start; do
-	dev=$(awk -v d="$devid" '$1 == d { print $2 }' /tmp/devs)
-	[ -n "$dev" ] || fail "no device for devid $devid"
-	echo "$dev $((start + bytenr - logical))"
-done >/tmp/copies
-cat /tmp/copies
-{ read -r dev_a at_a; read -r dev_b at_b; } </tmp/copies
-[ "$(wc -l </tmp/copies)" = 2 ] && [ "$dev_a" != "$dev_b" ] ||
-	fail "expected two copies on two devices: $(cat /tmp/copies)"
+raid1_copies "$MNT" "$bytenr"
+cat /tmp/chunk /tmp/copies
 umount "$MNT"
 drop_caches
 read_bytes "$dev_a" "$at_a" "$dnb" >/tmp/copy.orig
@@ -63,11 +47,6 @@ else
 fi
 echo "ok: both copies hold the same bytes, $(is_plain && echo data || echo ciphertext)"
 
-# corrupt DEV AT BLOCK: overwrites block BLOCK (4 KiB) of the copy at AT.
-corrupt() {
-	dd if=/dev/urandom of="$1" bs=4096 count=1 seek=$(($2 + $3 * 4096)) \
-		oflag=seek_bytes conv=notrunc,fsync 2>/dev/null
-}
 # block_state BLOCK: for each copy, whether its block BLOCK is the original
 # ciphertext ("good"), the plaintext ("PLAINTEXT") or else ("bad").
 block_state() {
@@ -89,8 +68,8 @@ step "read with the key: correct data, a checksum failure, then the repair"
 # Blocks 1 and 2: neither at the start of a page where pages are larger than
 # blocks (ARCH=arm64-64k), so that the repair must write the block at its
 # offset in the page.
-corrupt "$dev_a" "$at_a" 1
-corrupt "$dev_b" "$at_b" 2
+corrupt_block "$dev_a" "$at_a" 1
+corrupt_block "$dev_b" "$at_b" 2
 [ "$(block_state 1)$(block_state 2)" = "bad good good bad " ] || fail "the corruption did not land"
 dmesg_mark
 mount_btrfs "$DISK1" "$MNT" "device=$DISK2"
@@ -109,8 +88,8 @@ case "$s0$s1" in *PLAINTEXT*) fail "plaintext written to a copy" ;; esac
 	fail "the repair did not write the original ciphertext back to the copy read"
 
 step "scrub without the key corrects the bad blocks"
-corrupt "$dev_a" "$at_a" 3
-corrupt "$dev_b" "$at_b" 0
+corrupt_block "$dev_a" "$at_a" 3
+corrupt_block "$dev_b" "$at_b" 0
 dmesg_mark
 mount_btrfs "$DISK1" "$MNT" "device=$DISK2"
 is_plain || [ "$(fscrypt-ioctl key-status "$MNT" "$KEYID" | head -n 1)" = absent ] ||
