@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Read repair on each path that reads data, on RAID1 over two disks: since
 # patch 0007 btrfs_submit_bio() verifies every data read and repairs it from
-# the other copy, and (patch 0025) decrypts it only after. Case 33 covers
+# the other copy, and (patch 0027) decrypts it only after. Case 33 covers
 # buffered reads of regular extents; here, each with one block of each copy
 # overwritten (different blocks, so that whichever copy a read picks has a
 # bad block):
