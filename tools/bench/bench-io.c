@@ -14,8 +14,14 @@
  *   bench-io stat DIR D N LEN        stat every file by name, shuffled: files/s
  *   bench-io rmfiles DIR D N LEN     unlink every file, rmdir, syncfs: files/s
  *   bench-io run COUNT CMD ARG...    run CMD (stdout to /dev/null): COUNT/s
- *   bench-io fragment FILE COUNT     COUNT 4 KiB blocks 8 KiB apart, fsync
- *                                    (COUNT extents on btrfs); prints nothing
+ *   bench-io parwrite DIR N MIB      N processes each write MIB/N MiB to a file
+ *                                    of their own in DIR, 1 MiB writes, fsync:
+ *                                    MiB/s of them all
+ *   bench-io fragment FILE COUNT     COUNT 4 KiB blocks 8 KiB apart, written in
+ *                                    random order, fsync (COUNT extents on
+ *                                    btrfs); prints nothing
+ *   bench-io extread FILE COUNT      read FILE in 1 MiB reads: COUNT/s (the
+ *                                    extents of a fragment FILE per second)
  *
  * Random offsets come from a fixed seed: every row does the same I/O.
  */
@@ -136,7 +142,8 @@ static void seqwrite(const char *path, long mib)
 	result(mib, now() - t0, "MiB/s");
 }
 
-static void seqread(const char *path)
+/* Read @path in 1 MiB reads; return the bytes read and the time taken. */
+static double read_file(const char *path, double *seconds)
 {
 	char *buf = random_buffer(MIB);
 	double t0, total = 0;
@@ -152,7 +159,70 @@ static void seqread(const char *path)
 	if (n < 0)
 		die("read %s", path);
 	close(fd);
-	result(total / MIB, now() - t0, "MiB/s");
+	*seconds = now() - t0;
+	free(buf);
+	return total;
+}
+
+static void seqread(const char *path)
+{
+	double seconds, total = read_file(path, &seconds);
+
+	result(total / MIB, seconds, "MiB/s");
+}
+
+static void extread(const char *path, long count)
+{
+	double seconds;
+
+	read_file(path, &seconds);
+	result(count, seconds, "extents/s");
+}
+
+/* @writers processes, each writing @mib / @writers MiB to its own file. */
+static void parwrite(const char *dir, long writers, long mib)
+{
+	long per = mib / writers, w;
+	int status;
+	double t0;
+
+	if (writers < 1 || per < 1)
+		die("parwrite: %ld MiB for %ld writers", mib, writers);
+	t0 = now();
+	for (w = 0; w < writers; w++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (pid == 0) {
+			char *buf = random_buffer(MIB);
+			char path[4096];
+			long i;
+			int fd;
+
+			snprintf(path, sizeof(path), "%s/w%ld", dir, w);
+			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (fd < 0)
+				die("open %s", path);
+			for (i = 0; i < per; i++) {
+				buf[0] = i;
+				buf[1] = w;
+				write_all(fd, buf, MIB, -1);
+			}
+			if (fsync(fd) || close(fd))
+				die("fsync %s", path);
+			_exit(0);
+		}
+	}
+	for (w = 0; w < writers; w++) {
+		if (wait(&status) < 0)
+			die("wait");
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			errno = 0;
+			die("a writer failed (status 0x%x)", status);
+		}
+	}
+	result(per * writers, now() - t0, "MiB/s");
 }
 
 static void random_io(const char *path, long count, int writing)
@@ -346,16 +416,29 @@ static void run(long count, char **argv)
 static void fragment(const char *path, long count)
 {
 	char *buf = random_buffer(BLOCK);
-	long i;
+	long *order = malloc(count * sizeof(*order));
+	long i, j, t;
 	int fd;
 
+	if (!order)
+		die("malloc");
+	/* Every block once, in random order (Fisher-Yates). */
+	for (i = 0; i < count; i++)
+		order[i] = i;
+	for (i = count - 1; i > 0; i--) {
+		j = next_random() % (i + 1);
+		t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		die("open %s", path);
 	for (i = 0; i < count; i++)
-		write_all(fd, buf, BLOCK, (off_t)i * 2 * BLOCK);
+		write_all(fd, buf, BLOCK, (off_t)order[i] * 2 * BLOCK);
 	if (fsync(fd) || close(fd))
 		die("fsync %s", path);
+	free(order);
 }
 
 int main(int argc, char **argv)
@@ -383,6 +466,10 @@ int main(int argc, char **argv)
 		run(number(argv[2]), argv + 3);
 	else if (!strcmp(cmd, "fragment") && argc == 4)
 		fragment(argv[2], number(argv[3]));
+	else if (!strcmp(cmd, "extread") && argc == 4)
+		extread(argv[2], number(argv[3]));
+	else if (!strcmp(cmd, "parwrite") && argc == 5)
+		parwrite(argv[2], number(argv[3]), number(argv[4]));
 	else
 		die("usage: see the comment at the top of tools/bench/bench-io.c");
 	return 0;

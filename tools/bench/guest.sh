@@ -34,7 +34,7 @@ TRACING=/sys/kernel/tracing
 [ -d $TRACING ] && [ ! -e $TRACING/trace ] && mount -t tracefs tracefs $TRACING 2>/dev/null
 
 ROWS="btrfs btrfs-fscrypt btrfs-adiantum ext4 ext4-fscrypt dmcrypt-btrfs raw-aes-xts raw-adiantum"
-WORKLOADS="seqwrite seqread randread randwrite create lsR stat remove reflink"
+WORKLOADS="seqwrite seqread randread randwrite create lsR stat remove reflink par4write fragread"
 
 # Why a row cannot run on this kernel, or nothing.
 unavailable() {
@@ -166,6 +166,21 @@ workloads() {
 	measure "$1" "$2" stat bench-io stat "$W/t" "$dirs" "$files" "$namelen"
 	measure "$1" "$2" remove bench-io rmfiles "$W/t" "$dirs" "$files" "$namelen"
 	rmdir "$W/t"
+	mkdir "$W/p"
+	measure "$1" "$2" par4write bench-io parwrite "$W/p" 4 "$file_mib"
+	rm -rf "$W/p"
+	sync
+	# A file of $extents extents, written in random order (not timed), then
+	# read with a cold cache: what each extent's key costs to a reader.
+	if bench-io fragment "$W/frag" "$extents" 2>/tmp/bench.err; then
+		drop_caches
+		measure "$1" "$2" fragread bench-io extread "$W/frag" "$extents"
+	else
+		echo "ERROR: $2 fragread: $(cat /tmp/bench.err)"
+		failed=1
+		[ "${PROFILE:-0}" = 1 ] || record "$1" "$2" fragread "?"
+	fi
+	rm -f "$W/frag"
 }
 
 # raw_cipher RUN ROW: the kernel's cipher through AF_ALG (cryptsetup
@@ -206,7 +221,9 @@ legend() {
 	# raw-adiantum    the same for Adiantum (xchacha12,aes-adiantum-plain64)
 	# vs-BASE         the row above divided by its unencrypted row BASE (1.00: as fast)
 	# seqwrite: write with fsync; seqread, randread, lsR, stat: cold cache; randwrite:
-	# then fsync; create, remove: then syncfs; lsR: ls -lR; reflink: FICLONE, fsync
+	# then fsync; create, remove: then syncfs; lsR: ls -lR; reflink: FICLONE, fsync;
+	# par4write: 4 writers, a file each, fsync; fragread: a file of many 4 KiB
+	# extents written in random order, read with a cold cache
 	EOF
 }
 
@@ -230,6 +247,7 @@ print_table() {
 		unit["seqwrite"] = unit["seqread"] = unit["reflink"] = "MiB/s"
 		unit["randread"] = unit["randwrite"] = "IOPS"
 		unit["create"] = unit["lsR"] = unit["stat"] = unit["remove"] = "files/s"
+		unit["par4write"] = "MiB/s"; unit["fragread"] = "extents/s"
 		line = sprintf("%-16s", "row")
 		for (j = 1; j <= nw; j++) line = line sprintf(" %12s", W[j])
 		print line

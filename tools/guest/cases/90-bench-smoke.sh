@@ -20,12 +20,12 @@ sed -n '/^==== memory/,/^==== end of memory/p' /tmp/bench.out >/tmp/memory
 cat /tmp/table /tmp/memory
 
 step "a complete table"
-# check_cells ROW WORDS...: ROW's nine cells are a median±spread (or a ratio
+# check_cells ROW WORDS...: ROW's eleven cells are a median±spread (or a ratio
 # with RATIO=1), "-", or "n/a" where the row may be unavailable.
 check_cells() {
 	row=$1
 	shift
-	[ $# = 9 ] || fail "$row: $# cells, expected 9: $*"
+	[ $# = 11 ] || fail "$row: $# cells, expected 11: $*"
 	for cell in "$@"; do
 		case $cell in
 		-) ;;
@@ -58,7 +58,7 @@ for row in dmcrypt-btrfs raw-aes-xts raw-adiantum; do
 		grep -q "^n/a $row: " /tmp/table || fail "$row is n/a without a reason"
 	fi
 done
-[ "$(grep -c '^target ' /tmp/table)" -ge 8 ] || fail "targets not evaluated"
+[ "$(grep -c '^target ' /tmp/table)" -ge 10 ] || fail "targets not evaluated"
 ! grep -qE '^target reflink .*: (met|MISSED)$' /tmp/table || fail "reflink compared with ext4"
 ! grep -q "^ERROR" /tmp/bench.out || fail "an ERROR line"
 
