@@ -281,6 +281,19 @@ static unsigned int kt_nr_keyed(const struct fscrypt_extent_tfm_pool *pool)
 	return n;
 }
 
+/* How many transforms of @pool are idle: all of them between calls */
+static unsigned int kt_nr_idle(struct fscrypt_extent_tfm_pool *pool)
+{
+	struct fscrypt_extent_tfm *et;
+	unsigned int n = 0;
+
+	spin_lock(&pool->lock);
+	list_for_each_entry(et, &pool->idle, lru)
+		n++;
+	spin_unlock(&pool->lock);
+	return n;
+}
+
 /* ---- IVs ---- */
 
 struct kt_iv_case {
@@ -457,6 +470,36 @@ static struct page *kt_plaintext_page(struct kunit *test)
 }
 
 /*
+ * Encrypt @page as block @index of the extent of @ei into a bounce page, with
+ * fscrypt_encrypt_extent_bio() as a filesystem writes a one-page bio back.
+ */
+static struct page *kt_encrypt_page(struct kunit *test,
+				    struct fscrypt_extent_info *ei,
+				    struct page *page, u64 index)
+{
+	struct bio_vec src_vec, dst_vec;
+	struct bio src, dst;
+	struct bvec_iter iter;
+	struct page *bounce;
+	int err;
+
+	KUNIT_ASSERT_EQ(test, fscrypt_initialize(0), 0);
+	bio_init(&src, NULL, &src_vec, 1, REQ_OP_WRITE);
+	__bio_add_page(&src, page, KT_BLOCK_SIZE, 0);
+	bio_init(&dst, NULL, &dst_vec, 1, REQ_OP_WRITE);
+	iter = src.bi_iter;
+	err = fscrypt_encrypt_extent_bio(ei, &src, &iter, index, &dst);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_EQ(test, dst.bi_vcnt, 1);
+	KUNIT_EXPECT_EQ(test, iter.bi_size, 0);
+	bounce = dst_vec.bv_page;
+	KUNIT_EXPECT_PTR_EQ(test, fscrypt_pagecache_page(bounce), page);
+	bio_uninit(&src);
+	bio_uninit(&dst);
+	return bounce;
+}
+
+/*
  * Encrypt P as block @index of the extent of @ei into a bounce page, compare
  * with the known answer, then decrypt the bounce page in place and get P back.
  */
@@ -468,11 +511,7 @@ static void kt_check_block(struct kunit *test, struct fscrypt_extent_info *ei,
 	u8 sum[SHA256_DIGEST_SIZE];
 	int err;
 
-	KUNIT_ASSERT_EQ(test, fscrypt_initialize(0), 0);
-	bounce = fscrypt_encrypt_extent_blocks(ei, page, KT_BLOCK_SIZE, 0,
-					       index, GFP_NOFS);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(bounce));
-	KUNIT_EXPECT_PTR_EQ(test, fscrypt_pagecache_page(bounce), page);
+	bounce = kt_encrypt_page(test, ei, page, index);
 	KT_EXPECT_BYTES(test, page_address(bounce), head, 32);
 	sha256(page_address(bounce), KT_BLOCK_SIZE, sum);
 	KT_EXPECT_BYTES(test, sum, digest, sizeof(sum));
@@ -491,9 +530,7 @@ static void kt_check_roundtrip(struct kunit *test,
 	struct page *page = kt_plaintext_page(test);
 	struct page *bounce;
 
-	bounce = fscrypt_encrypt_extent_blocks(ei, page, KT_BLOCK_SIZE, 0, 0,
-					       GFP_NOFS);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(bounce));
+	bounce = kt_encrypt_page(test, ei, page, 0);
 	KUNIT_EXPECT_NE(test, memcmp(page_address(bounce), page_address(page),
 				     KT_BLOCK_SIZE), 0);
 	KUNIT_EXPECT_EQ(test, fscrypt_decrypt_extent_blocks(ei, bounce,
@@ -644,6 +681,174 @@ static void test_decrypt_bio(struct kunit *test)
 		KT_EXPECT_BYTES(test, page_address(pages[i]),
 				page_address(plain), KT_BLOCK_SIZE);
 	bio_uninit(&bio);
+	fscrypt_put_extent_info(ei);
+	memzero_explicit(key, sizeof(key));
+	fscrypt_destroy_extent_tfm_pool(pool);
+}
+
+/*
+ * fscrypt_encrypt_extent_bio() fills the bio it is given and stops there: three
+ * pages written as blocks 5 to 7 of the extent go into a bio with room for
+ * two, then into a second one.  Each bounce page holds its page encrypted
+ * with the index of its own block (block 5 is the known answer) and points
+ * back to it, and the iterator ends past the pages done.
+ */
+static void test_encrypt_bio(struct kunit *test)
+{
+	struct super_block *sb = kt_sb(test, &kt_extent_cop);
+	struct fscrypt_extent_tfm_pool *pool;
+	struct fscrypt_extent_info *ei;
+	struct page *pages[3], *expect[3];
+	struct bio_vec src_vecs[3], dst_vecs[2];
+	struct fscrypt_hkdf hkdf;
+	struct bvec_iter iter;
+	struct bio src, dst;
+	u8 sum[SHA256_DIGEST_SIZE];
+	u8 key[64];
+	int i, err;
+
+	KUNIT_ASSERT_EQ(test, fscrypt_initialize(0), 0);
+	kt_init_hkdf(test, &hkdf);
+	KUNIT_ASSERT_EQ(test, fscrypt_derive_extent_key(&hkdf, kt_nonce_na,
+							key, sizeof(key)), 0);
+	fscrypt_destroy_hkdf(&hkdf);
+	pool = kt_pool(test, FSCRYPT_MODE_AES_256_XTS);
+	ei = kt_extent_info(test, sb, FSCRYPT_MODE_AES_256_XTS, 0,
+			    kt_nonce_na);
+	kt_set_key(ei, pool, key);
+
+	bio_init(&src, NULL, src_vecs, ARRAY_SIZE(src_vecs), REQ_OP_WRITE);
+	for (i = 0; i < ARRAY_SIZE(pages); i++) {
+		pages[i] = kt_plaintext_page(test);
+		/* Pages 1 and 2 differ from P, so that a swap would show. */
+		((u8 *)page_address(pages[i]))[100] ^= i;
+		expect[i] = virt_to_page(kunit_kmalloc(test, PAGE_SIZE,
+						       GFP_KERNEL));
+		memcpy(page_address(expect[i]), page_address(pages[i]),
+		       KT_BLOCK_SIZE);
+		err = fscrypt_encrypt_extent_blocks_inplace(ei, expect[i],
+							    KT_BLOCK_SIZE, 0,
+							    5 + i);
+		KUNIT_ASSERT_EQ(test, err, 0);
+		__bio_add_page(&src, pages[i], KT_BLOCK_SIZE, 0);
+	}
+
+	iter = src.bi_iter;
+	bio_init(&dst, NULL, dst_vecs, ARRAY_SIZE(dst_vecs), REQ_OP_WRITE);
+	KUNIT_EXPECT_EQ(test, fscrypt_encrypt_extent_bio(ei, &src, &iter, 5,
+							 &dst), 0);
+	KUNIT_ASSERT_EQ(test, dst.bi_vcnt, 2);
+	KUNIT_EXPECT_EQ(test, iter.bi_size, KT_BLOCK_SIZE);
+	KUNIT_EXPECT_EQ(test, kt_nr_idle(pool), pool->nr_tfms);
+	for (i = 0; i < 2; i++) {
+		struct page *bounce = dst_vecs[i].bv_page;
+
+		KUNIT_EXPECT_PTR_EQ(test, fscrypt_pagecache_page(bounce),
+				    pages[i]);
+		KT_EXPECT_BYTES(test, page_address(bounce),
+				page_address(expect[i]), KT_BLOCK_SIZE);
+		if (i == 0) {
+			sha256(page_address(bounce), KT_BLOCK_SIZE, sum);
+			KT_EXPECT_BYTES(test, sum, kat_xts_ct_sha256,
+					sizeof(sum));
+		}
+		fscrypt_free_bounce_page(bounce);
+	}
+	bio_uninit(&dst);
+
+	bio_init(&dst, NULL, dst_vecs, ARRAY_SIZE(dst_vecs), REQ_OP_WRITE);
+	KUNIT_EXPECT_EQ(test, fscrypt_encrypt_extent_bio(ei, &src, &iter, 7,
+							 &dst), 0);
+	KUNIT_ASSERT_EQ(test, dst.bi_vcnt, 1);
+	KUNIT_EXPECT_EQ(test, iter.bi_size, 0);
+	KUNIT_EXPECT_PTR_EQ(test, fscrypt_pagecache_page(dst_vecs[0].bv_page),
+			    pages[2]);
+	KT_EXPECT_BYTES(test, page_address(dst_vecs[0].bv_page),
+			page_address(expect[2]), KT_BLOCK_SIZE);
+	fscrypt_free_bounce_page(dst_vecs[0].bv_page);
+	bio_uninit(&dst);
+	bio_uninit(&src);
+
+	fscrypt_put_extent_info(ei);
+	memzero_explicit(key, sizeof(key));
+	fscrypt_destroy_extent_tfm_pool(pool);
+}
+
+/*
+ * Blocks smaller than pages, as with 4 KiB sectors on 64 KiB pages: 1 KiB
+ * blocks in a bio of one two-page vector, from its second block on.  Each
+ * bounce page holds the blocks of its page at their offsets, each block
+ * encrypted alone with its own index, and the transform is back in the pool.
+ */
+static void test_encrypt_bio_small_blocks(struct kunit *test)
+{
+	const unsigned int bs = 1024;
+	struct super_block *sb = kt_sb(test, &kt_extent_cop);
+	struct fscrypt_extent_tfm_pool *pool;
+	struct fscrypt_extent_info *ei;
+	struct bio_vec src_vecs[2], dst_vecs[4];
+	struct bvec_iter iter;
+	struct bio src, dst;
+	u8 *plain, *expect;
+	u8 key[64];
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, fscrypt_initialize(0), 0);
+	sb->s_blocksize = bs;
+	sb->s_blocksize_bits = ilog2(bs);
+	pool = kt_pool(test, FSCRYPT_MODE_AES_256_XTS);
+	ei = kt_extent_info(test, sb, FSCRYPT_MODE_AES_256_XTS, 0,
+			    kt_nonce_nb);
+	/* XTS refuses a key whose two halves are equal. */
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = i * 13 + 1;
+	kt_set_key(ei, pool, key);
+
+	/* kmalloc() of two pages: page aligned and physically contiguous */
+	plain = kunit_kmalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
+	expect = kunit_kmalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, plain);
+	KUNIT_ASSERT_NOT_NULL(test, expect);
+	for (i = 0; i < 2 * PAGE_SIZE; i++)
+		plain[i] = (i * 7 + (i >> 10)) & 0xff;
+	memcpy(expect, plain, 2 * PAGE_SIZE);
+	for (i = 0; i < 2 * PAGE_SIZE / bs; i++) {
+		u8 *block = expect + i * bs;
+		int err;
+
+		err = fscrypt_encrypt_extent_blocks_inplace(ei,
+							    virt_to_page(block),
+							    bs,
+							    offset_in_page(block),
+							    i);
+		KUNIT_ASSERT_EQ(test, err, 0);
+	}
+
+	bio_init(&src, NULL, src_vecs, ARRAY_SIZE(src_vecs), REQ_OP_WRITE);
+	__bio_add_page(&src, virt_to_page(plain), 2 * PAGE_SIZE, 0);
+	iter = src.bi_iter;
+	bio_advance_iter(&src, &iter, bs);
+	bio_init(&dst, NULL, dst_vecs, ARRAY_SIZE(dst_vecs), REQ_OP_WRITE);
+	KUNIT_EXPECT_EQ(test, fscrypt_encrypt_extent_bio(ei, &src, &iter, 1,
+							 &dst), 0);
+	KUNIT_EXPECT_EQ(test, kt_nr_idle(pool), pool->nr_tfms);
+	KUNIT_EXPECT_EQ(test, iter.bi_size, 0);
+	KUNIT_ASSERT_EQ(test, dst.bi_vcnt, 2);
+	for (i = 0; i < 2; i++) {
+		struct bio_vec *bv = &dst_vecs[i];
+		unsigned int offs = i ? 0 : bs;
+
+		KUNIT_EXPECT_EQ(test, bv->bv_offset, offs);
+		KUNIT_EXPECT_EQ(test, bv->bv_len, PAGE_SIZE - offs);
+		KUNIT_EXPECT_PTR_EQ(test, fscrypt_pagecache_page(bv->bv_page),
+				    virt_to_page(plain) + i);
+		KT_EXPECT_BYTES(test, page_address(bv->bv_page) + offs,
+				expect + i * PAGE_SIZE + offs, PAGE_SIZE - offs);
+		fscrypt_free_bounce_page(bv->bv_page);
+	}
+	bio_uninit(&dst);
+	bio_uninit(&src);
+
 	fscrypt_put_extent_info(ei);
 	memzero_explicit(key, sizeof(key));
 	fscrypt_destroy_extent_tfm_pool(pool);
@@ -1263,6 +1468,8 @@ static struct kunit_case fscrypt_extent_test_cases[] = {
 	KUNIT_CASE(test_adiantum_block),
 	KUNIT_CASE(test_block_index_limit),
 	KUNIT_CASE(test_decrypt_bio),
+	KUNIT_CASE(test_encrypt_bio),
+	KUNIT_CASE(test_encrypt_bio_small_blocks),
 	KUNIT_CASE(test_key_lifetime_per_extent),
 	KUNIT_CASE(test_key_lifetime_direct_key),
 	KUNIT_CASE(test_pool_lru),
