@@ -552,10 +552,14 @@ static bool kt_pool_has_key(const struct fscrypt_extent_tfm_pool *pool,
 	return false;
 }
 
-static void test_aes_xts_block(struct kunit *test)
+/*
+ * The extent of the AES-256-XTS known answer: nonce NA, with the key derived
+ * from the test master key, set to be used on a new pool returned in *@pool.
+ */
+static struct fscrypt_extent_info *
+kt_xts_kat_extent(struct kunit *test, struct fscrypt_extent_tfm_pool **pool)
 {
 	struct super_block *sb = kt_sb(test, &kt_extent_cop);
-	struct fscrypt_extent_tfm_pool *pool;
 	struct fscrypt_extent_info *ei;
 	struct fscrypt_hkdf hkdf;
 	u8 key[64];
@@ -565,11 +569,19 @@ static void test_aes_xts_block(struct kunit *test)
 	err = fscrypt_derive_extent_key(&hkdf, kt_nonce_na, key, sizeof(key));
 	fscrypt_destroy_hkdf(&hkdf);
 	KUNIT_ASSERT_EQ(test, err, 0);
-
-	pool = kt_pool(test, FSCRYPT_MODE_AES_256_XTS);
+	*pool = kt_pool(test, FSCRYPT_MODE_AES_256_XTS);
 	ei = kt_extent_info(test, sb, FSCRYPT_MODE_AES_256_XTS, 0,
 			    kt_nonce_na);
-	kt_set_key(ei, pool, key);
+	kt_set_key(ei, *pool, key);
+	memzero_explicit(key, sizeof(key));
+	return ei;
+}
+
+static void test_aes_xts_block(struct kunit *test)
+{
+	struct fscrypt_extent_tfm_pool *pool;
+	struct fscrypt_extent_info *ei = kt_xts_kat_extent(test, &pool);
+
 	kt_check_block(test, ei, 5, kat_xts_ct_head, kat_xts_ct_sha256);
 	fscrypt_put_extent_info(ei);
 	fscrypt_destroy_extent_tfm_pool(pool);
@@ -636,27 +648,17 @@ static void test_block_index_limit(struct kunit *test)
  */
 static void test_decrypt_bio(struct kunit *test)
 {
-	struct super_block *sb = kt_sb(test, &kt_extent_cop);
 	struct fscrypt_extent_tfm_pool *pool;
 	struct fscrypt_extent_info *ei;
 	struct page *plain = kt_plaintext_page(test);
 	struct page *pages[2];
 	struct bio_vec bvecs[2];
-	struct fscrypt_hkdf hkdf;
 	struct bvec_iter iter;
 	struct bio bio;
 	u8 sum[SHA256_DIGEST_SIZE];
-	u8 key[64];
 	int i, err;
 
-	kt_init_hkdf(test, &hkdf);
-	KUNIT_ASSERT_EQ(test, fscrypt_derive_extent_key(&hkdf, kt_nonce_na,
-							key, sizeof(key)), 0);
-	fscrypt_destroy_hkdf(&hkdf);
-	pool = kt_pool(test, FSCRYPT_MODE_AES_256_XTS);
-	ei = kt_extent_info(test, sb, FSCRYPT_MODE_AES_256_XTS, 0,
-			    kt_nonce_na);
-	kt_set_key(ei, pool, key);
+	ei = kt_xts_kat_extent(test, &pool);
 
 	bio_init(&bio, NULL, bvecs, ARRAY_SIZE(bvecs), REQ_OP_READ);
 	for (i = 0; i < ARRAY_SIZE(pages); i++) {
@@ -682,7 +684,6 @@ static void test_decrypt_bio(struct kunit *test)
 				page_address(plain), KT_BLOCK_SIZE);
 	bio_uninit(&bio);
 	fscrypt_put_extent_info(ei);
-	memzero_explicit(key, sizeof(key));
 	fscrypt_destroy_extent_tfm_pool(pool);
 }
 
@@ -695,27 +696,17 @@ static void test_decrypt_bio(struct kunit *test)
  */
 static void test_encrypt_bio(struct kunit *test)
 {
-	struct super_block *sb = kt_sb(test, &kt_extent_cop);
 	struct fscrypt_extent_tfm_pool *pool;
 	struct fscrypt_extent_info *ei;
 	struct page *pages[3], *expect[3];
 	struct bio_vec src_vecs[3], dst_vecs[2];
-	struct fscrypt_hkdf hkdf;
 	struct bvec_iter iter;
 	struct bio src, dst;
 	u8 sum[SHA256_DIGEST_SIZE];
-	u8 key[64];
 	int i, err;
 
 	KUNIT_ASSERT_EQ(test, fscrypt_initialize(0), 0);
-	kt_init_hkdf(test, &hkdf);
-	KUNIT_ASSERT_EQ(test, fscrypt_derive_extent_key(&hkdf, kt_nonce_na,
-							key, sizeof(key)), 0);
-	fscrypt_destroy_hkdf(&hkdf);
-	pool = kt_pool(test, FSCRYPT_MODE_AES_256_XTS);
-	ei = kt_extent_info(test, sb, FSCRYPT_MODE_AES_256_XTS, 0,
-			    kt_nonce_na);
-	kt_set_key(ei, pool, key);
+	ei = kt_xts_kat_extent(test, &pool);
 
 	bio_init(&src, NULL, src_vecs, ARRAY_SIZE(src_vecs), REQ_OP_WRITE);
 	for (i = 0; i < ARRAY_SIZE(pages); i++) {
@@ -770,7 +761,6 @@ static void test_encrypt_bio(struct kunit *test)
 	bio_uninit(&src);
 
 	fscrypt_put_extent_info(ei);
-	memzero_explicit(key, sizeof(key));
 	fscrypt_destroy_extent_tfm_pool(pool);
 }
 
