@@ -4,9 +4,10 @@
 # original was, share its inodes, nonces, extents and contexts, and list the
 # same no-key names without the key; writes to the original (and to the
 # read-write snapshot) after the snapshot change nothing in the other ones,
-# also after a remount. Refused: a new subvolume, or a snapshot of an
-# unencrypted subvolume, created inside an encrypted directory (EOPNOTSUPP;
-# snapshots of encrypted subvolumes: case 26).
+# also after a remount. A new subvolume in an encrypted directory of a
+# snapshot gets the directory's policy (case 28); a snapshot of an
+# unencrypted subvolume there is refused with EXDEV (snapshots of encrypted
+# subvolumes: case 26).
 . /lib/test.sh
 # Encryption with the rest of btrfs: on btrfs, whatever E2E_FS says.
 E2E_FS=btrfs
@@ -118,21 +119,21 @@ btrfs subvolume sync "$MNT" >/dev/null
 drop_caches
 e2e_check_tree "$MNT/snap-ro/enc"
 
-# A new subvolume in an encrypted directory would need its root directory
-# encrypted on the way; an unencrypted subvolume's snapshot would put plain
-# names under an encrypted one: both refused.
-step "refused: subvolumes and snapshots of unencrypted subvolumes in an encrypted directory"
+# A new subvolume in an encrypted directory is encrypted with its policy
+# (case 28); an unencrypted subvolume's snapshot would put unencrypted files
+# under an encrypted directory: refused with EXDEV.
+step "a subvolume in an encrypted directory of a snapshot; no unencrypted snapshot there"
 encs=$MNT/snap/enc
-if btrfs subvolume create "$encs/subvol" >/tmp/err 2>&1; then
-	fail "a subvolume was created inside an encrypted directory"
-fi
-grep -q 'Operation not supported' /tmp/err || fail "subvolume create: $(cat /tmp/err)"
-echo "ok: subvolume create in an encrypted directory: EOPNOTSUPP"
+btrfs subvolume create "$encs/subvol" >/dev/null
+fscrypt-ioctl get-policy "$encs/subvol" | cmp -s /tmp/policy - || fail "the new subvolume lacks the policy of snap/enc"
+echo data >"$encs/subvol/x"
+fscrypt-ioctl get-flags "$encs/subvol/x" | grep -q encrypt || fail "a file in the new subvolume is not encrypted"
+btrfs subvolume delete "$encs/subvol" >/dev/null
 if btrfs subvolume snapshot "$MNT/snap-ro" "$encs/snapshot" >/tmp/err 2>&1; then
-	fail "a snapshot was created inside an encrypted directory"
+	fail "a snapshot of an unencrypted subvolume was created inside an encrypted directory"
 fi
-grep -q 'Operation not supported' /tmp/err || fail "subvolume snapshot: $(cat /tmp/err)"
-echo "ok: snapshot into an encrypted directory: EOPNOTSUPP"
-[ ! -e "$encs/subvol" ] && [ ! -e "$encs/snapshot" ] || fail "a refused subvolume left a name behind"
+grep -q 'Invalid cross-device link' /tmp/err || fail "subvolume snapshot: $(cat /tmp/err)"
+echo "ok: snapshot of an unencrypted subvolume into an encrypted directory: EXDEV"
+[ ! -e "$encs/subvol" ] && [ ! -e "$encs/snapshot" ] || fail "a subvolume left a name behind"
 no_csum_errors
 e2e_umount
