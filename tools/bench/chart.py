@@ -11,7 +11,7 @@ import statistics
 import sys
 
 WORKLOADS = ["seqwrite", "seqread", "randread", "randwrite", "create", "lsR",
-             "stat", "remove", "reflink", "par4write", "fragread"]
+             "stat", "remove", "reflink", "par4write", "fragread", "bgwrite"]
 SERIES = [("btrfs-fscrypt", "btrfs", "#1f77b4"),
           ("btrfs-adiantum", "btrfs", "#9ecae1"),
           ("ext4-fscrypt", "ext4", "#d62728"),

@@ -34,7 +34,22 @@ TRACING=/sys/kernel/tracing
 [ -d $TRACING ] && [ ! -e $TRACING/trace ] && mount -t tracefs tracefs $TRACING 2>/dev/null
 
 ROWS="btrfs btrfs-fscrypt btrfs-adiantum ext4 ext4-fscrypt dmcrypt-btrfs raw-aes-xts raw-adiantum"
-WORKLOADS="seqwrite seqread randread randwrite create lsR stat remove reflink par4write fragread"
+# BENCH_ROWS (make bench ROWS=...): some of the rows only, in this order.
+if [ -n "${BENCH_ROWS:-}" ]; then
+	want=" $BENCH_ROWS "
+	some=
+	for row in $ROWS; do
+		case $want in *" $row "*) some="$some $row" ;; esac
+	done
+	[ -n "$some" ] || { echo "no known row in '$BENCH_ROWS'" >&2; exit 2; }
+	ROWS=${some# }
+fi
+# wanted ROW: ROW is one of $ROWS (btrfs-noinline goes with btrfs).
+wanted() {
+	case " $ROWS " in *" ${1%-noinline} "*) return 0 ;; esac
+	return 1
+}
+WORKLOADS="seqwrite seqread randread randwrite create lsR stat remove reflink par4write fragread bgwrite"
 
 # Why a row cannot run on this kernel, or nothing.
 unavailable() {
@@ -170,6 +185,9 @@ workloads() {
 	measure "$1" "$2" par4write bench-io parwrite "$W/p" 4 "$file_mib"
 	rm -rf "$W/p"
 	sync
+	measure "$1" "$2" bgwrite bench-io bgwrite "$W/bg" "$file_mib"
+	rm -f "$W/bg"
+	sync
 	# A file of $extents extents, written in random order (not timed), then
 	# read with a cold cache: what each extent's key costs to a reader.
 	if bench-io fragment "$W/frag" "$extents" 2>/tmp/bench.err; then
@@ -223,7 +241,8 @@ legend() {
 	# seqwrite: write with fsync; seqread, randread, lsR, stat: cold cache; randwrite:
 	# then fsync; create, remove: then syncfs; lsR: ls -lR; reflink: FICLONE, fsync;
 	# par4write: 4 writers, a file each, fsync; fragread: a file of many 4 KiB
-	# extents written in random order, read with a cold cache
+	# extents written in random order, read with a cold cache; bgwrite: seqwrite
+	# with syncfs instead of fsync (written back by the flusher, in the background)
 	EOF
 }
 
@@ -247,7 +266,7 @@ print_table() {
 		unit["seqwrite"] = unit["seqread"] = unit["reflink"] = "MiB/s"
 		unit["randread"] = unit["randwrite"] = "IOPS"
 		unit["create"] = unit["lsR"] = unit["stat"] = unit["remove"] = "files/s"
-		unit["par4write"] = "MiB/s"; unit["fragread"] = "extents/s"
+		unit["par4write"] = unit["bgwrite"] = "MiB/s"; unit["fragread"] = "extents/s"
 		line = sprintf("%-16s", "row")
 		for (j = 1; j <= nw; j++) line = line sprintf(" %12s", W[j])
 		print line
@@ -294,8 +313,9 @@ print_table() {
 			printf "target %-9s btrfs-fscrypt/btrfs %.2f >= ext4-fscrypt/ext4 %.2f: %s\n",
 				w, ratio[a], ratio[e], (ratio[a] >= ratio[e] ? "met" : "MISSED")
 		}
-		for (j = 1; j <= 2; j++) {
-			w = W[j]; a = "btrfs-fscrypt" SUBSEP w; d = "dmcrypt-btrfs" SUBSEP w
+		nd = split("seqwrite seqread bgwrite", D, " ")
+		for (j = 1; j <= nd; j++) {
+			w = D[j]; a = "btrfs-fscrypt" SUBSEP w; d = "dmcrypt-btrfs" SUBSEP w
 			if (!((a in med) && (d in med))) continue
 			printf "target %-9s btrfs-fscrypt %s >= dmcrypt-btrfs %s MiB/s: %s\n",
 				w, fmt(med[a]), fmt(med[d]), (med[a] >= med[d] ? "met" : "MISSED")
@@ -320,6 +340,7 @@ profile_rows() {
 	for row in btrfs btrfs-noinline btrfs-fscrypt btrfs-adiantum ext4 ext4-fscrypt \
 		dmcrypt-btrfs; do
 		case $skip in *" $row "*) continue ;; esac
+		wanted "$row" || continue
 		setup "$row" && workloads 0 "$row"
 		teardown 2>/dev/null
 	done >/tmp/bench.profile
@@ -391,6 +412,7 @@ memory_rows() {
 	printf "%-15s %8s %14s %14s %12s %14s %12s\n" row extents "slab read KiB" "B per extent" \
 		"freed KiB" "cached KiB" "us per new"
 	for row in btrfs btrfs-fscrypt btrfs-adiantum; do
+		wanted "$row" || continue
 		t0=$(now_cs)
 		if ! setup "$row" || ! bench-io fragment "$W/frag" "$extents"; then
 			echo "ERROR: memory $row: setup failed"

@@ -20,12 +20,19 @@ sed -n '/^==== memory/,/^==== end of memory/p' /tmp/bench.out >/tmp/memory
 cat /tmp/table /tmp/memory
 
 step "a complete table"
-# check_cells ROW WORDS...: ROW's eleven cells are a median±spread (or a ratio
-# with RATIO=1), "-", or "n/a" where the row may be unavailable.
+# Every workload of tools/bench/guest.sh, in the order of its columns.
+workloads="seqwrite seqread randread randwrite create lsR stat remove reflink par4write fragread bgwrite"
+# shellcheck disable=SC2086 # one word per column
+set -- $workloads
+ncells=$#
+[ "$(grep '^row ' /tmp/table | tr -s ' ')" = "row $workloads" ] ||
+	fail "the header is not 'row $workloads': $(grep '^row ' /tmp/table)"
+# check_cells ROW WORDS...: ROW's cells, one per workload, are a median±spread
+# (or a ratio with RATIO=1), "-", or "n/a" where the row may be unavailable.
 check_cells() {
 	row=$1
 	shift
-	[ $# = 11 ] || fail "$row: $# cells, expected 11: $*"
+	[ $# = "$ncells" ] || fail "$row: $# cells, expected $ncells: $*"
 	for cell in "$@"; do
 		case $cell in
 		-) ;;
