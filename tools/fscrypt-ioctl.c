@@ -21,6 +21,7 @@
 #include <linux/btrfs_tree.h>
 #include <linux/fs.h>
 #include <linux/fscrypt.h>
+#include <linux/fsverity.h>
 
 #ifndef FSCRYPT_MODE_AES_256_HCTR2
 #define FSCRYPT_MODE_AES_256_HCTR2	10
@@ -82,6 +83,7 @@ static const char usage_text[] =
 	"  key-status MNT KEYSPEC\n"
 	"  get-nonce FILE\n"
 	"  get-flags FILE\n"
+	"  enable-verity FILE       (FS_IOC_ENABLE_VERITY: SHA-256, page-size blocks)\n"
 	"  clone SRC DST            (FICLONE: DST shares all of SRC's extents)\n"
 	"  dedupe SRC DST           (FIDEDUPERANGE: all of SRC onto DST at offset 0)\n"
 	"  punch FILE OFFSET LENGTH (fallocate PUNCH_HOLE | KEEP_SIZE)\n"
@@ -600,8 +602,31 @@ static int cmd_get_flags(const struct cmd_args *args)
 
 	if (path_ioctl(args->pos[0], FS_IOC_GETFLAGS, &flags))
 		return 1;
-	printf("flags 0x%x%s\n", (unsigned int)flags,
-	       flags & FS_ENCRYPT_FL ? " encrypt" : "");
+	printf("flags 0x%x%s%s\n", (unsigned int)flags,
+	       flags & FS_ENCRYPT_FL ? " encrypt" : "",
+	       flags & FS_VERITY_FL ? " verity" : "");
+	return 0;
+}
+
+static int cmd_enable_verity(const struct cmd_args *args)
+{
+	/* Linux 6.1 takes only Merkle tree blocks of the page size. */
+	struct fsverity_enable_arg arg = {
+		.version = 1,
+		.hash_algorithm = FS_VERITY_HASH_ALG_SHA256,
+		.block_size = (__u32)sysconf(_SC_PAGESIZE),
+	};
+	int fd, ret, err;
+
+	/* fs-verity wants a read-only descriptor: no writer may be left. */
+	fd = open(args->pos[0], O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return report_syscall_error("open", args->pos[0], errno);
+	ret = ioctl(fd, FS_IOC_ENABLE_VERITY, &arg);
+	err = errno;
+	close(fd);
+	if (ret < 0)
+		return report_syscall_error("FS_IOC_ENABLE_VERITY", args->pos[0], err);
 	return 0;
 }
 
@@ -1632,6 +1657,7 @@ static const struct command {
 	{ "key-status", cmd_key_status, 2, false },
 	{ "get-nonce", cmd_get_nonce, 1, false },
 	{ "get-flags", cmd_get_flags, 1, false },
+	{ "enable-verity", cmd_enable_verity, 1, false },
 	{ "clone", cmd_clone, 2, false },
 	{ "dedupe", cmd_dedupe, 2, false },
 	{ "punch", cmd_punch, 3, false },
