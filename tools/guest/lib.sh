@@ -304,6 +304,21 @@ tree_shape() {
 	done)
 }
 
+# delete_rw_subvol_by_nokey_name DIR LEFT: without the key, deletes by its
+# no-key name the one writable subvolume (root directory: inode 256) among
+# the entries of DIR, and checks that LEFT entries remain.
+delete_rw_subvol_by_nokey_name() {
+	victim=
+	for n in $(ls "$1"); do
+		[ "$(stat -c %i "$1/$n")" = 256 ] &&
+			btrfs subvolume show "$1/$n" 2>/dev/null | grep -q "Flags:.*-$" && victim=$n
+	done
+	[ -n "$victim" ] || fail "no writable subvolume among the no-key names of $1"
+	btrfs subvolume delete "$1/$victim" >/dev/null
+	[ "$(ls "$1" | wc -l)" = "$2" ] ||
+		fail "deleting $1/$victim by its no-key name did not remove exactly one entry"
+}
+
 # expect_enokey CMD...: CMD fails with ENOKEY ("Required key not available").
 expect_enokey() {
 	if is_plain; then

@@ -59,14 +59,7 @@ ls -a "$MNT/sub" >/tmp/names
 cat /tmp/names
 grep -qx snap /tmp/names && fail "the snapshot's name is visible without the key"
 [ "$(grep -vc '^\.\.*$' /tmp/names)" = 4 ] || fail "expected 4 no-key names (f, d, snap, snap-ro)"
-snapname=
-for n in $(grep -v '^\.\.*$' /tmp/names); do
-	[ "$(stat -c %i "$MNT/sub/$n")" = 256 ] && [ -w "$MNT/sub/$n" ] &&
-		btrfs subvolume show "$MNT/sub/$n" 2>/dev/null | grep -q "Flags:.*-$" && snapname=$n
-done
-[ -n "$snapname" ] || fail "no writable snapshot among the no-key names"
-btrfs subvolume delete "$MNT/sub/$snapname" >/dev/null
-[ "$(ls "$MNT/sub" | wc -l)" = 3 ] || fail "deleting by no-key name did not remove exactly one entry"
+delete_rw_subvol_by_nokey_name "$MNT/sub" 3
 
 step "the key again: the rest is intact"
 fscrypt-ioctl add-key "$MNT" </tmp/key >/dev/null
