@@ -616,18 +616,9 @@ static int cmd_enable_verity(const struct cmd_args *args)
 		.hash_algorithm = FS_VERITY_HASH_ALG_SHA256,
 		.block_size = (__u32)sysconf(_SC_PAGESIZE),
 	};
-	int fd, ret, err;
 
-	/* fs-verity wants a read-only descriptor: no writer may be left. */
-	fd = open(args->pos[0], O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return report_syscall_error("open", args->pos[0], errno);
-	ret = ioctl(fd, FS_IOC_ENABLE_VERITY, &arg);
-	err = errno;
-	close(fd);
-	if (ret < 0)
-		return report_syscall_error("FS_IOC_ENABLE_VERITY", args->pos[0], err);
-	return 0;
+	/* path_ioctl() opens read-only, as fs-verity needs: no writer left. */
+	return path_ioctl(args->pos[0], FS_IOC_ENABLE_VERITY, &arg);
 }
 
 static int cmd_clone(const struct cmd_args *args)
