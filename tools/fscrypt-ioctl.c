@@ -85,6 +85,8 @@ static const char usage_text[] =
 	"  get-flags FILE\n"
 	"  enable-verity FILE       (FS_IOC_ENABLE_VERITY: SHA-256, page-size blocks)\n"
 	"  clone SRC DST            (FICLONE: DST shares all of SRC's extents)\n"
+	"  clone-range SRC DST OFFSET\n"
+	"                           (FICLONERANGE: all of SRC into DST at OFFSET)\n"
 	"  dedupe SRC DST           (FIDEDUPERANGE: all of SRC onto DST at offset 0)\n"
 	"  punch FILE OFFSET LENGTH (fallocate PUNCH_HOLE | KEEP_SIZE)\n"
 	"  extents FILE [--compression]\n"
@@ -130,7 +132,9 @@ static const char usage_text[] =
 	"  ENCRYPTION CONTEXT_HEX\n"
 	"TYPE is inline, reg or prealloc; numbers are decimal bytes; ENCRYPTION is\n"
 	"the item's encryption byte (decimal); CONTEXT_HEX the bytes after a reg or\n"
-	"prealloc item (the extent's encryption context), or -. PHYSICAL is where\n"
+	"prealloc item, or the context after the header of an encrypted inline item\n"
+	"(the extent's encryption context; its size is ENCRYPTION >> 2), or -.\n"
+	"PHYSICAL is where\n"
 	"DISK_BYTENR lies on the device of stripe 0 of its chunk (the device itself\n"
 	"on a single-device filesystem); - for holes (DISK_BYTENR 0) and inline\n"
 	"extents, ? in a striped (RAID0/10/5/6) chunk. Inline extents show - for\n"
@@ -996,11 +1000,19 @@ static int print_extent(const struct btrfs_ioctl_search_header *sh,
 	encryption = item[offsetof(struct btrfs_file_extent_item, encryption)];
 	compression = item[offsetof(struct btrfs_file_extent_item, compression)];
 	if (type == BTRFS_FILE_EXTENT_INLINE) {
-		printf("%llu inline - %u - %llu - %u -",
+		/* An encrypted one: its context, then the ciphertext. */
+		size_t ctx_end = inline_start + (encryption >> 2);
+
+		printf("%llu inline - %u - %llu - %u ",
 		       (unsigned long long)sh->offset, sh->len - (__u32)inline_start,
 		       (unsigned long long)get_le64(item + offsetof(struct btrfs_file_extent_item,
 								   ram_bytes)),
 		       encryption);
+		if (ctx_end == inline_start || ctx_end > sh->len)
+			printf("-");
+		else
+			for (i = inline_start; i < ctx_end; i++)
+				printf("%02x", item[i]);
 		if (w->compression)
 			printf(" %u", compression);
 		putchar('\n');
@@ -1198,6 +1210,29 @@ static int write_all(int fd, const __u8 *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+static int cmd_clone_range(const struct cmd_args *args)
+{
+	struct file_clone_range range = { .dest_offset = parse_u64(args->pos[2]) };
+	int src, dst, ret, err;
+
+	src = open(args->pos[0], O_RDONLY | O_CLOEXEC);
+	if (src < 0)
+		return report_syscall_error("open", args->pos[0], errno);
+	dst = open(args->pos[1], O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (dst < 0) {
+		err = errno;
+		close(src);
+		return report_syscall_error("open", args->pos[1], err);
+	}
+	/* src_length 0: to the end of SRC. */
+	range.src_fd = src;
+	ret = ioctl(dst, FICLONERANGE, &range);
+	err = errno;
+	close(dst);
+	close(src);
+	return ret < 0 ? report_syscall_error("FICLONERANGE", args->pos[1], err) : 0;
 }
 
 static int cmd_pattern(const struct cmd_args *args)
@@ -1650,6 +1685,7 @@ static const struct command {
 	{ "get-flags", cmd_get_flags, 1, false },
 	{ "enable-verity", cmd_enable_verity, 1, false },
 	{ "clone", cmd_clone, 2, false },
+	{ "clone-range", cmd_clone_range, 3, false },
 	{ "dedupe", cmd_dedupe, 2, false },
 	{ "punch", cmd_punch, 3, false },
 	{ "extents", cmd_extents, 1, true },

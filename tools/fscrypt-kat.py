@@ -244,6 +244,7 @@ MASTER_KEY = bytes(range(64))
 NONCES = {"na": bytes(range(0xa0, 0xb0)), "nb": bytes([0x5a] * 16),
           "nc": bytes(15) + b"\x01"}
 PLAINTEXT = bytes((i * 29 + (i >> 8)) & 0xff for i in range(4096))
+SHORT_PLAINTEXT = PLAINTEXT[:1000] + bytes(8)
 
 
 def known_answers():
@@ -271,11 +272,18 @@ def known_answers():
         cts.append((name, "Adiantum DIRECT_KEY, block %d, nonce %s" %
                     (lblk, n.upper()),
                     adiantum_encrypt(adiantum_key, tweak, PLAINTEXT)))
+    # A short extent (an inline extent of btrfs): P's first 1000 bytes,
+    # zero-padded to 1008, one data unit with the IV of block 0.
+    cts.append(("xts_short", "AES-256-XTS, key NA, short extent",
+                aes_encrypt(out[0][2], modes.XTS(bytes(16)), SHORT_PLAINTEXT)))
+    cts.append(("adiantum_short", "Adiantum DIRECT_KEY, nonce NC, short extent",
+                adiantum_encrypt(adiantum_key, bytes(8) + NONCES["nc"] +
+                                 bytes(8), SHORT_PLAINTEXT)))
     for name, what, ct in cts:
         out.append(("kat_%s_ct_head" % name, what + ": first 32 bytes",
                     ct[:32]))
         out.append(("kat_%s_ct_sha256" % name, what + ": SHA-256 of the "
-                    "4096 bytes", hashlib.sha256(ct).digest()))
+                    "%d bytes" % len(ct), hashlib.sha256(ct).digest()))
     return out
 
 
@@ -304,6 +312,8 @@ def inputs_comment():
               " *   Adiantum tweak  = le64(7) || NB || 0^64,"
               " key kat_direct_key_adiantum",
               " *   Adiantum0 tweak = le64(0) || NC || 0^64, same key",
+              " *   short extents: P[0..999] || 0^64 (1008 bytes), tweak of"
+              " block 0",
               " */"]
     return "\n".join(lines)
 

@@ -204,8 +204,34 @@ static const struct fe_case fe_cases[] = {
 	  .expect = -EUCLEAN },
 	{ "context on a preallocated extent", REG_16K, ENCRYPTED,
 	  .type = BTRFS_FILE_EXTENT_PREALLOC, .expect = -EUCLEAN },
-	{ "context on an inline extent", .type = BTRFS_FILE_EXTENT_INLINE,
-	  .ram_bytes = 100, ENCRYPTED, .expect = -EUCLEAN },
+	{ "encrypted inline extent", .type = BTRFS_FILE_EXTENT_INLINE,
+	  .ram_bytes = 100, ENCRYPTED, .expect = 0 },
+	{ "encrypted inline extent of 2000 bytes",
+	  .type = BTRFS_FILE_EXTENT_INLINE, .ram_bytes = 2000, ENCRYPTED,
+	  .expect = 0 },
+	{ "encrypted inline extent without the encrypt feature",
+	  .type = BTRFS_FILE_EXTENT_INLINE, .ram_bytes = 100, ENCRYPTED,
+	  .encrypt_feature = false, .expect = -EUCLEAN },
+	{ "encrypted inline extent, data not padded to 16 bytes",
+	  .type = BTRFS_FILE_EXTENT_INLINE, .ram_bytes = 100, ENCRYPTED,
+	  .size_delta = -12, .expect = -EUCLEAN },
+	{ "encrypted inline extent, item one byte longer",
+	  .type = BTRFS_FILE_EXTENT_INLINE, .ram_bytes = 100, ENCRYPTED,
+	  .size_delta = 1, .expect = -EUCLEAN },
+	{ "encrypted inline extent of no data",
+	  .type = BTRFS_FILE_EXTENT_INLINE, .ram_bytes = 0, ENCRYPTED,
+	  .expect = -EUCLEAN },
+	/* An item that large would not fit the test leaf: a short one. */
+	{ "encrypted inline extent larger than a sector",
+	  .type = BTRFS_FILE_EXTENT_INLINE, .ram_bytes = TC_SECTORSIZE + 16,
+	  ENCRYPTED, .size_delta = -TC_SECTORSIZE, .expect = -EUCLEAN },
+	{ "compressed encrypted inline extent",
+	  .type = BTRFS_FILE_EXTENT_INLINE, .ram_bytes = 100, ENCRYPTED,
+	  .compression = BTRFS_COMPRESS_ZLIB, .expect = -EUCLEAN },
+	{ "encrypted inline extent, unknown context version",
+	  .type = BTRFS_FILE_EXTENT_INLINE, .ram_bytes = 100,
+	  FSCRYPT_CTX(FSCRYPT_EXTENT_CONTEXT_V1_SIZE, 2),
+	  .encrypt_feature = true, .expect = -EUCLEAN },
 };
 
 __diag_pop();
@@ -223,8 +249,16 @@ static u32 fe_item_size(const struct fe_case *c)
 
 	if (c->type == BTRFS_FILE_EXTENT_INLINE) {
 		size = BTRFS_FILE_EXTENT_INLINE_DATA_START;
-		/* Uncompressed inline data is stored as is; else 64 bytes. */
-		size += c->compression ? 64 : c->ram_bytes;
+		/*
+		 * Uncompressed inline data is stored as is, padded to 16 bytes
+		 * when encrypted; else 64 bytes.
+		 */
+		if (c->compression)
+			size += 64;
+		else if (c->ctx_size)
+			size += round_up(c->ram_bytes, 16);
+		else
+			size += c->ram_bytes;
 	}
 	return size + c->ctx_size + c->size_delta;
 }
@@ -242,8 +276,15 @@ static void fe_fill(struct extent_buffer *leaf, unsigned long ptr,
 	btrfs_set_file_extent_compression(leaf, fi, c->compression);
 	btrfs_set_file_extent_encryption(leaf, fi, c->encryption);
 	btrfs_set_file_extent_type(leaf, fi, c->type);
-	/* Inline data starts where disk_bytenr would be. */
-	if (c->type == BTRFS_FILE_EXTENT_INLINE || fe_item_size(c) < sizeof(*fi))
+	/* Inline data starts where disk_bytenr would be, with its context. */
+	if (c->type == BTRFS_FILE_EXTENT_INLINE) {
+		if (c->ctx_size)
+			write_extent_buffer(leaf, &c->ctx_version,
+					    btrfs_file_extent_inline_start(fi),
+					    1);
+		return;
+	}
+	if (fe_item_size(c) < sizeof(*fi))
 		return;
 	btrfs_set_file_extent_disk_bytenr(leaf, fi, c->disk_bytenr);
 	btrfs_set_file_extent_disk_num_bytes(leaf, fi, c->disk_num_bytes);
