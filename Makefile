@@ -12,9 +12,10 @@ SUITES ?=
 KASAN ?= 0
 export CASES SUITES KASAN
 
-# arm64-64k: arm64 with 64 KiB pages, for subpage btrfs (integration only).
-BUILDS := $(addprefix build-,$(ARCHES) arm64-64k)
-KUNITS := $(addprefix kunit-,$(ARCHES))
+# arm64-64k: arm64 with 64 KiB pages, for subpage btrfs (integration only);
+# s390: big-endian, for KUnit only (make kunit-s390).
+BUILDS := $(addprefix build-,$(ARCHES) arm64-64k s390)
+KUNITS := $(addprefix kunit-,$(ARCHES) s390)
 
 # Static pattern rules: make never applies implicit rules to .PHONY targets.
 .PHONY: help deps tree progs export lint kunit integration test demo shell bench clean distclean \
@@ -29,6 +30,7 @@ help:
 	@echo "make progs        build btrfs-progs with progs/series in build/btrfs-progs"
 	@echo "make lint         checkpatch --strict, SPDX tags, reproducible export"
 	@echo "make kunit        KUnit on both architectures (kunit-x86_64, kunit-arm64)"
+	@echo "make kunit-s390   KUnit on big-endian s390 (called by CI after make test)"
 	@echo "make integration  the integration cases in QEMU (CASES=name,... to pick;"
 	@echo "                  ARCH=arm64 or arm64-64k for an arm64 guest: not in make test)"
 	@echo "make shell        a shell in the integration guest"
@@ -55,7 +57,7 @@ $(BUILDS): build-%: tree
 $(KUNITS): kunit-%: build-%
 	@tools/kernel kunit $*
 
-kunit: $(KUNITS)
+kunit: $(addprefix kunit-,$(ARCHES))
 
 integration: build-$(ARCH)
 	@tools/integration $(ARCH) run

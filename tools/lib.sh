@@ -37,6 +37,7 @@ kernel_image() {
 	case $1 in
 	x86_64)	echo arch/x86/boot/bzImage ;;
 	arm64 | arm64-64k)	echo arch/arm64/boot/Image.gz ;;
+	s390)	echo arch/s390/boot/bzImage ;;
 	esac
 }
 
