@@ -2,8 +2,8 @@
 # The fscrypt policy and key ioctls on btrfs: policies are stored in inode
 # context items and survive a remount, on a filesystem made with the encrypt
 # feature (case 07: the opt-in), the policies btrfs cannot use are refused with a kernel
-# message, and a new subvolume, or a snapshot of an unencrypted one, created
-# in an encrypted directory is refused with EOPNOTSUPP.
+# message, and a snapshot of an unencrypted subvolume created in an
+# encrypted directory is refused with EXDEV (new subvolumes there: case 28).
 . /lib/test.sh
 
 mkfs_btrfs_encrypt "$DISK1"

@@ -6,6 +6,7 @@
 # targets (short and long) never appear on the raw device after sync and
 # unmount, while the markers written in an unencrypted directory of the same
 # filesystem (contents and a name) do, which shows that the scan finds them.
+# Symlink targets of up to 4095 bytes are either refused or read back.
 . /lib/test.sh
 
 mib=128
@@ -38,6 +39,14 @@ ln "$enc/small" "$enc/hardlink-$name"
 ln -s "$link" "$enc/shortlink"
 longlink=$link/$(name_of_length 100 s)/$link/$(name_of_length 100 t)
 ln -s "$longlink" "$enc/longlink"
+: >/tmp/links.made
+for len in 4095 4094 4093 4000; do
+	if ln -s "$(name_of_length "$len" L)" "$enc/link$len" 2>/tmp/ln.err; then
+		echo "$len" >>/tmp/links.made
+	else
+		grep -q "too long" /tmp/ln.err || fail "ln -s of $len bytes: $(cat /tmp/ln.err)"
+	fi
+done
 marker_file "$plain/$pname" 1000 "$pdata"
 marker_file "$plain/big" 65536 "$pdata"
 # Check that the data went in as written.
@@ -57,4 +66,15 @@ cmp "$enc/synced-$name" /tmp/synced || fail "synced file"
 [ "$(readlink "$enc/longlink")" = "$longlink" ] || fail "long symlink target"
 [ "$(grep -c -x -F "$data" "$enc/dir-$name/f-$name-$(name_of_length 150 n)")" -gt 0 ] ||
 	fail "long-named file"
+
+# Whatever target symlink() accepts, readlink() must return, from disk (a new
+# symlink's target is cached): it is stored with a 2-byte length and padded,
+# so the longest is a few bytes under PATH_MAX (btrfs 4094 bytes, ext4 4093).
+while read -r len; do
+	[ "$(readlink "$enc/link$len")" = "$(name_of_length "$len" L)" ] ||
+		fail "a symlink target of $len bytes was created but does not read back"
+	echo "ok: a target of $len bytes reads back"
+done </tmp/links.made
+[ "$E2E_FS" != btrfs ] || grep -q -x 4094 /tmp/links.made ||
+	fail "btrfs refused a symlink target of 4094 bytes"
 e2e_umount
