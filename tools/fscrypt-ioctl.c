@@ -83,6 +83,7 @@ static const char usage_text[] =
 	"  key-status MNT KEYSPEC\n"
 	"  get-nonce FILE\n"
 	"  get-flags FILE\n"
+	"  generation FILE          (FS_IOC_GETVERSION: the inode's generation)\n"
 	"  enable-verity FILE       (FS_IOC_ENABLE_VERITY: SHA-256, page-size blocks)\n"
 	"  clone SRC DST            (FICLONE: DST shares all of SRC's extents)\n"
 	"  clone-range SRC DST OFFSET\n"
@@ -596,6 +597,17 @@ static int cmd_get_nonce(const struct cmd_args *args)
 	if (path_ioctl(args->pos[0], FS_IOC_GET_ENCRYPTION_NONCE, nonce))
 		return 1;
 	print_hex_line(nonce, sizeof(nonce));
+	return 0;
+}
+
+static int cmd_generation(const struct cmd_args *args)
+{
+	/* As for FS_IOC_GETFLAGS, the kernel copies an int. */
+	int generation = 0;
+
+	if (path_ioctl(args->pos[0], FS_IOC_GETVERSION, &generation))
+		return 1;
+	printf("%u\n", (unsigned int)generation);
 	return 0;
 }
 
@@ -1683,6 +1695,7 @@ static const struct command {
 	{ "key-status", cmd_key_status, 2, false },
 	{ "get-nonce", cmd_get_nonce, 1, false },
 	{ "get-flags", cmd_get_flags, 1, false },
+	{ "generation", cmd_generation, 1, false },
 	{ "enable-verity", cmd_enable_verity, 1, false },
 	{ "clone", cmd_clone, 2, false },
 	{ "clone-range", cmd_clone_range, 3, false },

@@ -66,7 +66,7 @@ restore_settings() {
 random_file() { head -c "$2" /dev/urandom >"$1"; }
 
 # sha256 of every regular file below DIR, by relative name, sorted.
-digests() { (cd "$1" && find . -type f | sort | xargs -r sha256sum); }
+digests() { (cd "$1" && find . -type f | sort | while read -r f; do sha256sum "$f"; done); }
 
 same_digests() {
 	digests "$1" >/tmp/digests.a
