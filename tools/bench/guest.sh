@@ -49,7 +49,7 @@ wanted() {
 	case " $ROWS " in *" ${1%-noinline} "*) return 0 ;; esac
 	return 1
 }
-WORKLOADS="seqwrite seqread randread randwrite create lsR stat remove reflink par4write fragread bgwrite"
+WORKLOADS="seqwrite seqread randread randwrite create lsR stat remove reflink par4write fragread bgwrite send"
 
 # Why a row cannot run on this kernel, or nothing.
 unavailable() {
@@ -179,6 +179,14 @@ workloads() {
 	measure "$1" "$2" lsR bench-io run $((dirs * files)) ls -lR "$W/t"
 	drop_caches
 	measure "$1" "$2" stat bench-io stat "$W/t" "$dirs" "$files" "$namelen"
+	case $2 in
+	ext4*)	;;
+	*)	btrfs subvolume snapshot -r "$MNT" "$MNT/snap" >/dev/null
+		drop_caches
+		measure "$1" "$2" send bench-io run $((dirs * files)) \
+			btrfs send -q -f /dev/null "$MNT/snap"
+		btrfs subvolume delete "$MNT/snap" >/dev/null ;;
+	esac
 	measure "$1" "$2" remove bench-io rmfiles "$W/t" "$dirs" "$files" "$namelen"
 	rmdir "$W/t"
 	mkdir "$W/p"
@@ -242,7 +250,8 @@ legend() {
 	# then fsync; create, remove: then syncfs; lsR: ls -lR; reflink: FICLONE, fsync;
 	# par4write: 4 writers, a file each, fsync; fragread: a file of many 4 KiB
 	# extents written in random order, read with a cold cache; bgwrite: seqwrite
-	# with syncfs instead of fsync (written back by the flusher, in the background)
+	# with syncfs instead of fsync (written back by the flusher, in the background);
+	# send: btrfs send of a read-only snapshot holding the create tree, cold cache
 	EOF
 }
 
@@ -256,7 +265,7 @@ print_table() {
 	function base(r) { return r ~ /^(btrfs-|dmcrypt-)/ ? "btrfs" : r == "ext4-fscrypt" ? "ext4" : "" }
 	function applies(r, w) {
 		if (r ~ /^raw-/) return w == "seqwrite" || w == "seqread"
-		if (r ~ /^ext4/) return w != "reflink"
+		if (r ~ /^ext4/) return w != "reflink" && w != "send"
 		return 1
 	}
 	$1 == "NA" { na[$2] = 1 }
@@ -265,7 +274,7 @@ print_table() {
 		nr = split(rows, R, " "); nw = split(wls, W, " ")
 		unit["seqwrite"] = unit["seqread"] = unit["reflink"] = "MiB/s"
 		unit["randread"] = unit["randwrite"] = "IOPS"
-		unit["create"] = unit["lsR"] = unit["stat"] = unit["remove"] = "files/s"
+		unit["create"] = unit["lsR"] = unit["stat"] = unit["remove"] = unit["send"] = "files/s"
 		unit["par4write"] = unit["bgwrite"] = "MiB/s"; unit["fragread"] = "extents/s"
 		line = sprintf("%-16s", "row")
 		for (j = 1; j <= nw; j++) line = line sprintf(" %12s", W[j])
