@@ -21,7 +21,7 @@ cat /tmp/table /tmp/memory
 
 step "a complete table"
 # Every workload of tools/bench/guest.sh, in the order of its columns.
-workloads="seqwrite seqread randread randwrite create lsR stat remove reflink par4write fragread bgwrite"
+workloads="seqwrite seqread randread randwrite create lsR stat remove reflink par4write fragread bgwrite send"
 # shellcheck disable=SC2086 # one word per column
 set -- $workloads
 ncells=$#
@@ -67,6 +67,10 @@ for row in dmcrypt-btrfs raw-aes-xts raw-adiantum; do
 done
 [ "$(grep -c '^target ' /tmp/table)" -ge 10 ] || fail "targets not evaluated"
 ! grep -qE '^target reflink .*: (met|MISSED)$' /tmp/table || fail "reflink compared with ext4"
+! grep -qE '^target send .*: (met|MISSED)$' /tmp/table || fail "send compared with ext4"
+for row in ext4 ext4-fscrypt; do
+	[ "$(grep "^$row " /tmp/table | awk '{ print $NF }')" = - ] || fail "$row has a send figure"
+done
 ! grep -q "^ERROR" /tmp/bench.out || fail "an ERROR line"
 
 step "the memory section"
