@@ -18,7 +18,7 @@ BUILDS := $(addprefix build-,$(ARCHES) arm64-64k s390)
 KUNITS := $(addprefix kunit-,$(ARCHES) s390)
 
 # Static pattern rules: make never applies implicit rules to .PHONY targets.
-.PHONY: help deps tree progs export lint kunit integration test demo shell bench clean distclean \
+.PHONY: help deps tree progs export lint kunit integration test demo shell bench build-each clean distclean \
 	$(BUILDS) $(KUNITS)
 
 help:
@@ -35,6 +35,7 @@ help:
 	@echo "                  ARCH=arm64 or arm64-64k for an arm64 guest: not in make test)"
 	@echo "make shell        a shell in the integration guest"
 	@echo "make bench        encrypted btrfs against its peers, one QEMU boot (not a test)"
+	@echo "make build-each   build every patch, FS_ENCRYPTION=y and =n (not in make test)"
 
 deps:
 	@tools/deps
@@ -70,6 +71,11 @@ demo: build-x86_64
 
 shell: build-x86_64
 	@tools/integration x86_64 shell
+
+# Not part of "make test": a cold run builds two kernels and then every
+# patch twice (docs/patch-policy.md gives the time).
+build-each: build-x86_64
+	@tools/build-each
 
 # Not part of "make test": figures, not a test (docs/performance.md). Its
 # guest script runs with tiny sizes in the integration case 90-bench-smoke.
