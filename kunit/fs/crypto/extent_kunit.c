@@ -2,8 +2,9 @@
 /*
  * KUnit tests for encryption of file contents per extent: IVs, per-extent
  * keys, one block of ciphertext per mode, the life of a master key and of the
- * keys derived from it, short extents, the filesystem's transforms, filename IVs, extent
+ * keys derived from it, the filesystem's transforms, filename IVs, extent
  * contexts and the policies such a filesystem accepts.
+ * Also extents shorter than a block, encrypted as one data unit.
  *
  * The known answers below come from tools/fscrypt-kat.py in the btrfs-fscrypt
  * project, which computes them with Python's hashlib, hmac and an AES

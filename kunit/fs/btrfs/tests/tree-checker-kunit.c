@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for the tree-checker's validation of file extent items, and of
- * the items and flags that encryption adds: encrypted file extents with their
- * extent contexts, encrypted names in dir items, fscrypt context items, and
- * the inode and root flags, each with and without the encrypt feature.
+ * KUnit tests for the tree-checker's validation of file extent items.
  *
  * Each test builds a leaf in memory with the btrfs test helpers, puts one or
  * two items in it and checks what btrfs_check_leaf_full() says.
  * The relaxed check, which ignores item contents, must accept every leaf built
  * here: that shows a rejection comes from the item's contents and not from a
  * badly built leaf.
+ *
+ * Encryption adds items and flags, each tested with and without the encrypt
+ * feature: encrypted file extents with their extent contexts, encrypted names
+ * in dir items, fscrypt context items, and the inode and root flags.
  */
 
 #include <kunit/test.h>
@@ -249,18 +250,16 @@ static u32 fe_item_size(const struct fe_case *c)
 
 	if (c->type == BTRFS_FILE_EXTENT_INLINE) {
 		size = BTRFS_FILE_EXTENT_INLINE_DATA_START;
-		/*
-		 * Uncompressed inline data is stored as is, padded to 16 bytes
-		 * when encrypted; else 64 bytes.
-		 */
+		/* Uncompressed inline data is stored as is; else 64 bytes. */
 		if (c->compression)
 			size += 64;
-		else if (c->ctx_size)
+		else if (c->ctx_size)	/* encrypted: padded to 16 bytes */
 			size += round_up(c->ram_bytes, 16);
 		else
 			size += c->ram_bytes;
 	}
-	return size + c->ctx_size + c->size_delta;
+	size += c->ctx_size;
+	return size + c->size_delta;
 }
 
 static void fe_fill(struct extent_buffer *leaf, unsigned long ptr,
@@ -276,15 +275,12 @@ static void fe_fill(struct extent_buffer *leaf, unsigned long ptr,
 	btrfs_set_file_extent_compression(leaf, fi, c->compression);
 	btrfs_set_file_extent_encryption(leaf, fi, c->encryption);
 	btrfs_set_file_extent_type(leaf, fi, c->type);
-	/* Inline data starts where disk_bytenr would be, with its context. */
-	if (c->type == BTRFS_FILE_EXTENT_INLINE) {
-		if (c->ctx_size)
-			write_extent_buffer(leaf, &c->ctx_version,
-					    btrfs_file_extent_inline_start(fi),
-					    1);
-		return;
-	}
-	if (fe_item_size(c) < sizeof(*fi))
+	/* An encrypted inline extent's context follows the inline header. */
+	if (c->type == BTRFS_FILE_EXTENT_INLINE && c->ctx_size)
+		write_extent_buffer(leaf, &c->ctx_version,
+				    btrfs_file_extent_inline_start(fi), 1);
+	/* Inline data starts where disk_bytenr would be. */
+	if (c->type == BTRFS_FILE_EXTENT_INLINE || fe_item_size(c) < sizeof(*fi))
 		return;
 	btrfs_set_file_extent_disk_bytenr(leaf, fi, c->disk_bytenr);
 	btrfs_set_file_extent_disk_num_bytes(leaf, fi, c->disk_num_bytes);
