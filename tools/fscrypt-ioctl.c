@@ -95,6 +95,8 @@ static const char usage_text[] =
 	"  chunks PATH              (btrfs, as root: the chunks of PATH's filesystem)\n"
 	"  rename2 OLD NEW exchange|whiteout|noreplace\n"
 	"                           (renameat2 with that flag)\n"
+	"  set-feature-encrypt PATH (btrfs, as root: BTRFS_IOC_SET_FEATURES of\n"
+	"                           the encrypt incompat bit on PATH's filesystem)\n"
 	"  tmpfile DIR NAME         (O_TMPFILE in DIR with stdin's data, then\n"
 	"                           linked as DIR/NAME)\n"
 	"  pattern SIZE SEED        (SIZE bytes of the pattern of SEED to stdout)\n"
@@ -670,6 +672,31 @@ static int cmd_rename2(const struct cmd_args *args)
 	if (renameat2(AT_FDCWD, args->pos[0], AT_FDCWD, args->pos[1], flag) < 0)
 		return report_syscall_error("renameat2", args->pos[0], errno);
 	return 0;
+}
+
+/*
+ * The encrypt incompat bit (1 << 15), which the system's linux/btrfs.h may
+ * not define yet.
+ */
+#define BTRFS_FEATURE_INCOMPAT_ENCRYPT_BIT	(1ULL << 15)
+
+static int cmd_set_feature_encrypt(const struct cmd_args *args)
+{
+	/* [0]: the bits to change, [1]: their new values */
+	struct btrfs_ioctl_feature_flags flags[2] = {
+		{ .incompat_flags = BTRFS_FEATURE_INCOMPAT_ENCRYPT_BIT },
+		{ .incompat_flags = BTRFS_FEATURE_INCOMPAT_ENCRYPT_BIT },
+	};
+	int fd, ret, err;
+
+	fd = open(args->pos[0], O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return report_syscall_error("open", args->pos[0], errno);
+	ret = ioctl(fd, BTRFS_IOC_SET_FEATURES, flags);
+	err = errno;
+	close(fd);
+	return ret < 0 ?
+	       report_syscall_error("BTRFS_IOC_SET_FEATURES", args->pos[0], err) : 0;
 }
 
 /* Copy all of stdin to fd. */
@@ -1704,6 +1731,7 @@ static const struct command {
 	{ "extents", cmd_extents, 1, true },
 	{ "chunks", cmd_chunks, 1, false },
 	{ "rename2", cmd_rename2, 3, false },
+	{ "set-feature-encrypt", cmd_set_feature_encrypt, 1, false },
 	{ "tmpfile", cmd_tmpfile, 2, false },
 	{ "pattern", cmd_pattern, 2, false },
 	{ "pattern-check", cmd_pattern_check, 3, false },

@@ -90,6 +90,18 @@ btrfs check "$DISK1" >/tmp/07.check 2>&1 || {
 	fail "btrfs check fails on the filesystem encrypted by uid 1000"
 }
 
+step "BTRFS_IOC_SET_FEATURES: root enables it, a user cannot"
+mkfs_btrfs "$DISK2"
+mount_btrfs "$DISK2"
+out=$(as_user "fscrypt-ioctl --print-errno set-feature-encrypt $MNT" 2>/dev/null) &&
+	fail "uid 1000 enabled the encrypt feature with BTRFS_IOC_SET_FEATURES"
+[ "$out" = EPERM ] || fail "set-feature-encrypt as uid 1000: expected EPERM, got '$out'"
+[ "$(encrypt_feature)" = 0 ] || fail "a refused BTRFS_IOC_SET_FEATURES set the encrypt feature"
+fscrypt-ioctl set-feature-encrypt "$MNT"
+[ "$(encrypt_feature)" = 1 ] || fail "BTRFS_IOC_SET_FEATURES did not enable the feature"
+umount "$MNT"
+incompat_encrypt "$DISK2" || fail "the encrypt bit set by BTRFS_IOC_SET_FEATURES is not on disk"
+
 step "btrfstune --enable-encrypt on an unmounted filesystem"
 mkfs_btrfs "$DISK2"
 mount_btrfs "$DISK2"

@@ -51,12 +51,20 @@ same_digests "$REF" "$MNT/home/vol/"
 step "its snapshots follow the rules of encrypted subvolumes"
 btrfs subvolume snapshot -r "$MNT/home/vol" "$MNT/home/vol-ro" >/dev/null
 same_digests "$REF" "$MNT/home/vol-ro/"
+mkdir "$MNT/other"
+fscrypt-ioctl set-policy "$MNT/other" "$keyid" --contents=adiantum \
+	--filenames=adiantum --flags=direct_key
 dmesg_mark
-if btrfs subvolume snapshot "$MNT/home/vol" "$MNT/out" 2>/tmp/err; then
-	fail "a snapshot of the subvolume was created in an unencrypted directory"
+if btrfs subvolume snapshot "$MNT/home/vol" "$MNT/other/snap" 2>/tmp/err; then
+	fail "a snapshot of the subvolume was created in a directory of another policy"
 fi
-grep -q "cross-device" /tmp/err || fail "snapshot outside: not EXDEV: $(cat /tmp/err)"
-expect_kmsg "snapshot of encrypted subvolume .* must be created in a directory with its encryption policy"
+grep -q "cross-device" /tmp/err || fail "snapshot under another policy: not EXDEV: $(cat /tmp/err)"
+expect_kmsg "snapshot of encrypted subvolume .* cannot be created in directory .* of another encryption policy"
+btrfs subvolume snapshot -r "$MNT/home/vol" "$MNT/vol-plain-dir" >/dev/null
+fscrypt-ioctl get-policy "$MNT/vol-plain-dir" | grep -qx "key $keyid" || fail "a snapshot in an unencrypted directory lost the policy"
+same_digests "$REF" "$MNT/vol-plain-dir/"
+btrfs subvolume delete "$MNT/vol-plain-dir" >/dev/null
+btrfs subvolume sync "$MNT" >/dev/null
 
 step "by id: mount and delete refused with a message, by path they work"
 id=$(btrfs inspect-internal rootid "$MNT/home/vol")

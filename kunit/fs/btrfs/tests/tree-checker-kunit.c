@@ -486,14 +486,14 @@ static void test_fscrypt_ctx_item_after_other_inode(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, btrfs_check_leaf_full(t->leaf), -EUCLEAN);
 }
 
-/* A regular file's inode item with the given btrfs inode flags */
-static void tc_add_inode_item(struct tc_leaf *t, u64 flags)
+/* An inode item of the given mode and btrfs inode flags */
+static void tc_add_inode_item(struct tc_leaf *t, umode_t mode, u64 flags)
 {
 	struct btrfs_inode_item *ii;
 
 	ii = (void *)tc_add_item(t, TC_INO, BTRFS_INODE_ITEM_KEY, 0,
 				 sizeof(*ii));
-	btrfs_set_inode_mode(t->leaf, ii, S_IFREG | 0644);
+	btrfs_set_inode_mode(t->leaf, ii, mode);
 	btrfs_set_inode_nlink(t->leaf, ii, 1);
 	btrfs_set_inode_flags(t->leaf, ii, flags);
 }
@@ -502,8 +502,44 @@ static void test_inode_fscrypt_flag(struct kunit *test)
 {
 	struct tc_leaf *t = test->priv;
 
-	tc_add_inode_item(t, BTRFS_INODE_FSCRYPT_CONTEXT);
+	tc_add_inode_item(t, S_IFREG | 0644, BTRFS_INODE_FSCRYPT_CONTEXT);
 	tc_expect_needs_encrypt_feature(test, t);
+}
+
+/* The context flag, with the feature, on an inode of each type */
+struct ifl_case {
+	const char *desc;
+	umode_t mode;
+	int expect;
+};
+
+static const struct ifl_case ifl_cases[] = {
+	{ "regular file", S_IFREG | 0644, 0 },
+	{ "directory", S_IFDIR | 0755, 0 },
+	{ "symlink", S_IFLNK | 0777, 0 },
+	{ "fifo", S_IFIFO | 0644, -EUCLEAN },
+	{ "character device", S_IFCHR | 0644, -EUCLEAN },
+	{ "block device", S_IFBLK | 0644, -EUCLEAN },
+	{ "socket", S_IFSOCK | 0644, -EUCLEAN },
+};
+
+static void ifl_case_desc(const struct ifl_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ifl, ifl_cases, ifl_case_desc);
+
+static void test_inode_fscrypt_flag_type(struct kunit *test)
+{
+	const struct ifl_case *c = test->param_value;
+	struct tc_leaf *t = test->priv;
+
+	tc_set_encrypt_feature(t);
+	tc_add_inode_item(t, c->mode, BTRFS_INODE_FSCRYPT_CONTEXT);
+	KUNIT_ASSERT_EQ(test, btrfs_check_leaf_relaxed(t->leaf), 0);
+	KUNIT_EXPECT_EQ_MSG(test, btrfs_check_leaf_full(t->leaf), c->expect,
+			    "%s", c->desc);
 }
 
 /* A subvolume's root item with the given root flags */
@@ -532,7 +568,7 @@ static void test_plain_inode_and_root_items(struct kunit *test)
 {
 	struct tc_leaf *t = test->priv;
 
-	tc_add_inode_item(t, 0);
+	tc_add_inode_item(t, S_IFREG | 0644, 0);
 	KUNIT_EXPECT_EQ(test, btrfs_check_leaf_full(t->leaf), 0);
 	t->nr_items = 0;
 	btrfs_set_header_nritems(t->leaf, 0);
@@ -562,6 +598,7 @@ static struct kunit_case tree_checker_test_cases[] = {
 	KUNIT_CASE(test_fscrypt_ctx_item_offset),
 	KUNIT_CASE(test_fscrypt_ctx_item_after_other_inode),
 	KUNIT_CASE(test_inode_fscrypt_flag),
+	KUNIT_CASE_PARAM(test_inode_fscrypt_flag_type, ifl_gen_params),
 	KUNIT_CASE(test_root_fscrypt_flag),
 	KUNIT_CASE(test_plain_inode_and_root_items),
 	{}
