@@ -335,6 +335,23 @@ expect_enokey() {
 # A name of LENGTH bytes: the character C repeated.
 name_of_length() { head -c "$1" /dev/zero | tr '\0' "$2"; }
 
+# The fsid of the mounted btrfs (one at a time in these cases).
+mounted_fsid() { ls /sys/fs/btrfs | grep -E '^[0-9a-f-]{36}$' | head -n 1; }
+
+# incompat_encrypt DEV: whether the superblock on DEV has the encrypt bit (15).
+incompat_encrypt() {
+	flags=$(btrfs inspect-internal dump-super "$1" | awk '$1 == "incompat_flags" { print $2 }')
+	[ -n "$flags" ] || fail "no incompat_flags in dump-super of $1"
+	[ $((flags & 0x8000)) != 0 ]
+}
+
+# set_adiantum_policy DIR KEYID: a policy other than the default one, with
+# the same key (Adiantum contents and names, DIRECT_KEY).
+set_adiantum_policy() {
+	fscrypt-ioctl set-policy "$1" "$2" --contents=adiantum \
+		--filenames=adiantum --flags=direct_key
+}
+
 # The kernel message of a refused policy: needs dmesg_mark before.
 expect_kmsg() {
 	dmesg_since | grep -q "$1" || fail "no kernel message '$1': $(dmesg_since | tail -n 3)"

@@ -14,20 +14,11 @@ grep -q "^user:" /etc/passwd 2>/dev/null ||
 	echo 'user:x:1000:1000:user:/tmp:/bin/sh' >>/etc/passwd
 as_user() { su -s /bin/sh user -c "$*"; }
 
-mounted_fsid() { ls /sys/fs/btrfs | grep -E '^[0-9a-f-]{36}$' | head -n 1; }
-
 # encrypt_feature: the mounted filesystem's features/encrypt (0 or 1).
 encrypt_feature() {
 	f=/sys/fs/btrfs/$(mounted_fsid)/features/encrypt
 	[ -e "$f" ] || fail "$f is missing: the feature should be settable"
 	cat "$f"
-}
-
-# incompat_encrypt DEV: whether the superblock on DEV has bit 15.
-incompat_encrypt() {
-	flags=$(btrfs inspect-internal dump-super "$1" | awk '$1 == "incompat_flags" { print $2 }')
-	[ -n "$flags" ] || fail "no incompat_flags in dump-super of $1"
-	[ $((flags & 0x8000)) != 0 ]
 }
 
 step "btrfs lists the encrypt feature as supported, the banner says fscrypt=yes"

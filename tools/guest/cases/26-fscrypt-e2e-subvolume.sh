@@ -34,8 +34,7 @@ same_digests "$REF" "$MNT/out/"
 
 step "a snapshot in a directory of another policy is refused, and so is a rename there"
 mkdir "$MNT/other"
-fscrypt-ioctl set-policy "$MNT/other" "$keyid" --contents=adiantum \
-	--filenames=adiantum --flags=direct_key
+set_adiantum_policy "$MNT/other" "$keyid"
 dmesg_mark
 btrfs subvolume snapshot "$MNT/sub" "$MNT/other/snap" 2>/tmp/err && fail "snapshot created under another policy"
 grep -q "cross-device" /tmp/err || fail "snapshot did not fail with EXDEV: $(cat /tmp/err)"

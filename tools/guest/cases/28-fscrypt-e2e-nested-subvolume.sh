@@ -52,8 +52,7 @@ step "its snapshots follow the rules of encrypted subvolumes"
 btrfs subvolume snapshot -r "$MNT/home/vol" "$MNT/home/vol-ro" >/dev/null
 same_digests "$REF" "$MNT/home/vol-ro/"
 mkdir "$MNT/other"
-fscrypt-ioctl set-policy "$MNT/other" "$keyid" --contents=adiantum \
-	--filenames=adiantum --flags=direct_key
+set_adiantum_policy "$MNT/other" "$keyid"
 dmesg_mark
 if btrfs subvolume snapshot "$MNT/home/vol" "$MNT/other/snap" 2>/tmp/err; then
 	fail "a snapshot of the subvolume was created in a directory of another policy"

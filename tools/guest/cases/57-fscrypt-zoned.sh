@@ -14,13 +14,6 @@ ZDEV=/dev/nullb0
 zoned=$(cat /sys/block/nullb0/queue/zoned)
 [ "$zoned" = host-managed ] || fail "$ZDEV is not a host-managed zoned device: $zoned"
 
-# The superblock's incompat flags have the encrypt bit (1 << 15).
-incompat_encrypt() {
-	flags=$(btrfs inspect-internal dump-super "$1" | awk '$1 == "incompat_flags" { print $2 }')
-	[ -n "$flags" ] || fail "no incompat_flags in dump-super of $1"
-	[ $((flags & 0x8000)) != 0 ]
-}
-
 step "mkfs.btrfs -O encrypt refuses a zoned device"
 mkfs.btrfs -f -O encrypt "$ZDEV" >/tmp/57.out 2>&1 && fail "mkfs.btrfs -O encrypt made a zoned filesystem"
 grep -q "cannot enable encrypt in zoned mode" /tmp/57.out || fail "mkfs.btrfs -O encrypt: $(tail -n 3 /tmp/57.out)"
@@ -28,7 +21,7 @@ grep -q "cannot enable encrypt in zoned mode" /tmp/57.out || fail "mkfs.btrfs -O
 step "a zoned filesystem, without the feature"
 mkfs.btrfs -f "$ZDEV" >/tmp/57.out 2>&1 || fail "mkfs.btrfs on $ZDEV: $(tail -n 3 /tmp/57.out)"
 mount_btrfs "$ZDEV"
-fsid=$(ls /sys/fs/btrfs | grep -E '^[0-9a-f-]{36}$' | head -n 1)
+fsid=$(mounted_fsid)
 f=/sys/fs/btrfs/$fsid/features/encrypt
 [ "$(cat /sys/fs/btrfs/"$fsid"/features/zoned 2>/dev/null)" = 1 ] ||
 	fail "the filesystem on $ZDEV is not zoned"
