@@ -55,7 +55,9 @@ cp "$REF/f" "$enc/f"
 # ordered extent and key, before any failure is injected (allocations that
 # a failure would end with ENOMEM, not with a wait: the first slab of a
 # cache, for one). What the sync with failures then allocates is what
-# writing the pages needs.
+# writing the pages needs: bounce pages, and each part's checksums, which
+# are allocated with __GFP_NOFAIL (fail_page_alloc leaves those alone; a
+# new slab for them once failed this case, after another order of cases).
 fscrypt-ioctl sync-range "$enc/f" 0 4096
 dirty=$(awk '$1 == "Dirty:" { print $2 }' /proc/meminfo)
 echo "dirty: $dirty KiB"
