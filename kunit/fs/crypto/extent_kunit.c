@@ -5,6 +5,7 @@
  * keys derived from it, the filesystem's transforms, filename IVs, extent
  * contexts and the policies such a filesystem accepts.
  * Also extents shorter than a block, encrypted as one data unit.
+ * And the checks of inode and extent contexts given without the key.
  *
  * The known answers below come from tools/fscrypt-kat.py in the btrfs-fscrypt
  * project, which computes them with Python's hashlib, hmac and an AES
@@ -1565,6 +1566,247 @@ static void test_have_same_policy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fscrypt_have_same_policy(plain1, plain2), 1);
 }
 
+/* ---- contexts given without the key (raw receive) ---- */
+
+/* The stored v2 context of the directory and files below: AES-256-XTS/CTS */
+static void kt_v2_context(struct fscrypt_context_v2 *ctx, const u8 *nonce)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->version = FSCRYPT_CONTEXT_V2;
+	ctx->contents_encryption_mode = FSCRYPT_MODE_AES_256_XTS;
+	ctx->filenames_encryption_mode = FSCRYPT_MODE_AES_256_CTS;
+	memcpy(ctx->master_key_identifier, kt_key_id,
+	       FSCRYPT_KEY_IDENTIFIER_SIZE);
+	memcpy(ctx->nonce, nonce, FSCRYPT_FILE_NONCE_SIZE);
+}
+
+/* An encrypted inode whose stored context is @stored; no key is set up */
+static struct inode *kt_keyless_inode(struct kunit *test, umode_t mode,
+				      struct fscrypt_context_v2 *stored)
+{
+	struct inode *inode = kt_inode(test, kt_sb(test, &kt_keyed_cop), mode,
+				       true);
+
+	inode->i_private = stored;
+	return inode;
+}
+
+/* Give @inode the key setup of its stored context, as if it were unlocked */
+static void kt_unlock(struct kunit *test, struct inode *inode)
+{
+	const struct fscrypt_context_v2 *stored = inode->i_private;
+	struct fscrypt_policy_v2 policy = {
+		.version = FSCRYPT_POLICY_V2,
+		.contents_encryption_mode = stored->contents_encryption_mode,
+		.filenames_encryption_mode = stored->filenames_encryption_mode,
+		.flags = stored->flags,
+	};
+
+	memcpy(policy.master_key_identifier, stored->master_key_identifier,
+	       FSCRYPT_KEY_IDENTIFIER_SIZE);
+	kt_set_info(test, inode, &policy, stored->nonce);
+}
+
+struct kt_raw_ctx_case {
+	const char *desc;
+	size_t offset;		/* the byte of the copied context changed */
+	u8 xor;			/* what it is XORed with */
+	size_t size;		/* the size given, if not a v2 context's */
+	int in_dir;		/* the result in the encrypted directory */
+	int in_plain_dir;	/* the result in an unencrypted directory */
+};
+
+#define KT_CTX_AT(field) offsetof(struct fscrypt_context_v2, field)
+
+static const struct kt_raw_ctx_case kt_raw_ctx_cases[] = {
+	{ "the directory's policy, another nonce",
+	  KT_CTX_AT(nonce[5]), 0x01, 0, 0, 0 },
+	{ "version 3", KT_CTX_AT(version), 0x01, 0, -EINVAL, -EINVAL },
+	{ "version 1 of a v2 size", KT_CTX_AT(version), 0x03, 0,
+	  -EINVAL, -EINVAL },
+	{ "a v1 context", KT_CTX_AT(version), 0x03,
+	  sizeof(struct fscrypt_context_v1), -EINVAL, -EINVAL },
+	{ "one byte short", KT_CTX_AT(version), 0,
+	  sizeof(struct fscrypt_context_v2) - 1, -EINVAL, -EINVAL },
+	{ "one byte long", KT_CTX_AT(version), 0,
+	  sizeof(struct fscrypt_context_v2) + 1, -EINVAL, -EINVAL },
+	{ "unknown contents mode", KT_CTX_AT(contents_encryption_mode), 0x7e,
+	  0, -EINVAL, -EINVAL },
+	{ "HCTR2 names", KT_CTX_AT(filenames_encryption_mode),
+	  FSCRYPT_MODE_AES_256_CTS ^ FSCRYPT_MODE_AES_256_HCTR2, 0,
+	  -EXDEV, 0 },
+	{ "padding flags", KT_CTX_AT(flags), FSCRYPT_POLICY_FLAGS_PAD_32, 0,
+	  -EXDEV, 0 },
+	{ "IV_INO_LBLK_64", KT_CTX_AT(flags), FSCRYPT_POLICY_FLAG_IV_INO_LBLK_64,
+	  0, -EINVAL, -EINVAL },
+	{ "DIRECT_KEY with AES-256-XTS", KT_CTX_AT(flags),
+	  FSCRYPT_POLICY_FLAG_DIRECT_KEY, 0, -EINVAL, -EINVAL },
+	{ "a reserved byte", KT_CTX_AT(__reserved[2]), 0x01, 0,
+	  -EINVAL, -EINVAL },
+	{ "another master key", KT_CTX_AT(master_key_identifier[15]), 0x01, 0,
+	  -EXDEV, 0 },
+};
+
+static void kt_raw_ctx_desc(const struct kt_raw_ctx_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kt_raw_ctx, kt_raw_ctx_cases, kt_raw_ctx_desc);
+
+/*
+ * A copied inode context is accepted in a directory of its policy, with or
+ * without the directory's key, and anywhere in an unencrypted directory if
+ * this kernel supports it on an extent-encrypting filesystem.
+ */
+static void test_check_raw_context(struct kunit *test)
+{
+	const struct kt_raw_ctx_case *c = test->param_value;
+	struct fscrypt_context_v2 *stored, *plain_ctx;
+	struct inode *dir, *plain_dir;
+	u8 buf[sizeof(struct fscrypt_context_v2) + 8];
+	size_t size = c->size ?: sizeof(struct fscrypt_context_v2);
+
+	stored = kunit_kzalloc(test, sizeof(*stored), GFP_KERNEL);
+	plain_ctx = kunit_kzalloc(test, sizeof(*plain_ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, stored);
+	KUNIT_ASSERT_NOT_NULL(test, plain_ctx);
+	kt_v2_context(stored, kt_nonce_na);
+	dir = kt_keyless_inode(test, S_IFDIR, stored);
+	plain_dir = kt_inode(test, dir->i_sb, S_IFDIR, false);
+
+	memset(buf, 0, sizeof(buf));
+	kt_v2_context((struct fscrypt_context_v2 *)buf, kt_nonce_nb);
+	buf[c->offset] ^= c->xor;
+
+	KUNIT_EXPECT_EQ_MSG(test, fscrypt_check_raw_context(dir, buf, size),
+			    c->in_dir, "encrypted directory, no key");
+	KUNIT_EXPECT_EQ_MSG(test,
+			    fscrypt_check_raw_context(plain_dir, buf, size),
+			    c->in_plain_dir, "unencrypted directory");
+	kt_unlock(test, dir);
+	KUNIT_EXPECT_EQ_MSG(test, fscrypt_check_raw_context(dir, buf, size),
+			    c->in_dir, "encrypted directory, key set up");
+	/* The directory's own context is one it accepts */
+	KUNIT_EXPECT_EQ(test, fscrypt_check_raw_context(dir, stored,
+							sizeof(*stored)), 0);
+}
+
+/*
+ * A size the int of fscrypt_policy_from_context() would truncate to a valid
+ * one, and a directory whose own context this kernel does not recognize.
+ */
+static void test_check_raw_context_refusals(struct kunit *test)
+{
+	struct fscrypt_context_v2 *stored, ctx;
+	struct inode *dir;
+
+	stored = kunit_kzalloc(test, sizeof(*stored), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, stored);
+	kt_v2_context(stored, kt_nonce_na);
+	dir = kt_keyless_inode(test, S_IFDIR, stored);
+	kt_v2_context(&ctx, kt_nonce_nb);
+
+	if (sizeof(size_t) > 4) {
+		size_t huge = (size_t)U32_MAX + 1 + sizeof(ctx);
+
+		KUNIT_EXPECT_EQ(test, fscrypt_check_raw_context(dir, &ctx, huge),
+				-EINVAL);
+	}
+	KUNIT_EXPECT_EQ(test, fscrypt_check_raw_context(dir, &ctx, sizeof(ctx)),
+			0);
+	stored->version = 3;
+	KUNIT_EXPECT_EQ(test, fscrypt_check_raw_context(dir, &ctx, sizeof(ctx)),
+			-EXDEV);
+}
+
+/*
+ * A copied extent context is accepted for a file of its policy, with or
+ * without the file's key: the nonce is free, the rest must match.
+ */
+static void test_check_extent_context(struct kunit *test)
+{
+	struct fscrypt_context_v2 *stored;
+	struct fscrypt_extent_context ectx = {
+		.version = FSCRYPT_EXTENT_CONTEXT_V1,
+		.contents_encryption_mode = FSCRYPT_MODE_AES_256_XTS,
+	};
+	struct fscrypt_extent_context bad;
+	struct inode *file, *dir, *plain, *inode_fs_file;
+	int pass;
+
+	stored = kunit_kzalloc(test, sizeof(*stored), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, stored);
+	kt_v2_context(stored, kt_nonce_na);
+	/* Padding flags concern names, not contents */
+	stored->flags = FSCRYPT_POLICY_FLAGS_PAD_16;
+	file = kt_keyless_inode(test, S_IFREG, stored);
+	dir = kt_keyless_inode(test, S_IFDIR, stored);
+	plain = kt_inode(test, file->i_sb, S_IFREG, false);
+	memcpy(ectx.master_key_identifier, kt_key_id,
+	       FSCRYPT_KEY_IDENTIFIER_SIZE);
+	memcpy(ectx.nonce, kt_nonce_nc, FSCRYPT_EXTENT_NONCE_SIZE);
+
+	for (pass = 0; pass < 2; pass++) {
+		if (pass)
+			kt_unlock(test, file);
+		KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(file, &ectx,
+								   sizeof(ectx)),
+				0);
+		KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(file, &ectx,
+								   sizeof(ectx) - 1),
+				-EINVAL);
+
+		bad = ectx;
+		bad.version ^= 0x03;
+		KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(file, &bad,
+								   sizeof(bad)),
+				-EINVAL);
+		bad = ectx;
+		bad.contents_encryption_mode = FSCRYPT_MODE_ADIANTUM;
+		KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(file, &bad,
+								   sizeof(bad)),
+				-EINVAL);
+		bad = ectx;
+		bad.flags = FSCRYPT_POLICY_FLAG_DIRECT_KEY;
+		KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(file, &bad,
+								   sizeof(bad)),
+				-EINVAL);
+		bad = ectx;
+		bad.master_key_identifier[0] ^= 0x01;
+		KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(file, &bad,
+								   sizeof(bad)),
+				-EINVAL);
+		bad = ectx;
+		bad.nonce[15] ^= 0x01;
+		KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(file, &bad,
+								   sizeof(bad)),
+				0);
+	}
+	/* Only encrypted regular files have extents with contexts */
+	KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(dir, &ectx,
+							   sizeof(ectx)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(plain, &ectx,
+							   sizeof(ectx)),
+			-EINVAL);
+	/* ... on a filesystem that encrypts per extent */
+	inode_fs_file = kt_inode(test, kt_sb(test, &kt_inode_cop), S_IFREG,
+				 true);
+	KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(inode_fs_file, &ectx,
+							   sizeof(ectx)),
+			-EINVAL);
+	/* ... with a policy supported for extents */
+	stored = kunit_kzalloc(test, sizeof(*stored), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, stored);
+	kt_v2_context(stored, kt_nonce_na);
+	stored->flags = FSCRYPT_POLICY_FLAG_IV_INO_LBLK_64;
+	file = kt_keyless_inode(test, S_IFREG, stored);
+	KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(file, &ectx,
+							   sizeof(ectx)),
+			-EINVAL);
+}
+
 static struct kunit_case fscrypt_extent_test_cases[] = {
 	KUNIT_CASE_PARAM(test_extent_iv, kt_iv_gen_params),
 	KUNIT_CASE(test_per_extent_key),
@@ -1586,6 +1828,9 @@ static struct kunit_case fscrypt_extent_test_cases[] = {
 	KUNIT_CASE(test_new_nonces_differ),
 	KUNIT_CASE_PARAM(test_policy_acceptance, kt_policy_gen_params),
 	KUNIT_CASE(test_have_same_policy),
+	KUNIT_CASE_PARAM(test_check_raw_context, kt_raw_ctx_gen_params),
+	KUNIT_CASE(test_check_raw_context_refusals),
+	KUNIT_CASE(test_check_extent_context),
 	{}
 };
 
