@@ -1,0 +1,290 @@
+# SPDX-License-Identifier: GPL-2.0
+# "btrfs send --raw --no-data": a stream of encrypted subvolumes made without
+# their keys (stage K4 of docs/raw-send-plan.md; raw data and raw receive come
+# later). Paths through encrypted directories are the no-key names that ls
+# shows without the key, an abbreviated one included; no plaintext name or
+# symlink target is in the stream; each created encrypted inode carries its
+# context as stored (key identifier and nonce), each entry created in an
+# encrypted directory its stored name (checked against what its no-key name
+# encodes, whole or abbreviated), an encrypted symlink its stored target;
+# SUBVOL carries the raw flag and, for an encrypted subvolume, its root
+# context and the name and context of the directory that holds it. Orphans
+# in an encrypted root directory get 63-byte stored names, also in an
+# incremental send (a name swap, a 255-byte rename, a new hard link, a
+# directory move). The stream is the same with the key present: nothing is
+# decrypted. Refused, with a message: raw file data (not yet), a directory
+# that became encrypted between the snapshots, a parent that is not a
+# snapshot of the same subvolume, --proto 2 (by progs), and a plain receive
+# of a raw stream.
+. /lib/test.sh
+E2E_FS=btrfs
+
+e2e_begin
+e2e_make_ref 1 4096 20000
+rnd=$(head -c 8 /dev/urandom | xxd -p)
+name=MARKERrawname$rnd
+target=MARKERrawtarget$rnd
+
+# fill DIR: the reference tree, a marker name, a symlink to a marker target,
+# a name of 255 bytes (abbreviated in its no-key form) and a fifo.
+fill() {
+	e2e_copy_ref "$1"
+	echo data >"$1/file-$name"
+	ln -s "$target" "$1/sym-$name"
+	echo long >"$1/$(name_of_length 255 n)"
+	mkfifo "$1/fifo"
+}
+
+btrfs subvolume create "$MNT/vol" >/dev/null
+e2e_encrypt "$MNT/vol/enc"
+fill "$MNT/vol/enc"
+echo plain >"$MNT/vol/plain"
+mkdir "$MNT/vol/later"
+btrfs subvolume create "$MNT/evol" >/dev/null
+fscrypt-ioctl set-policy "$MNT/evol" "$KEYID"
+fill "$MNT/evol"
+btrfs subvolume snapshot -r "$MNT/vol" "$MNT/vol-ro" >/dev/null
+e2e_encrypt "$MNT/snaps"
+btrfs subvolume snapshot -r "$MNT/evol" "$MNT/snaps/snap1" >/dev/null
+id1=$(btrfs inspect-internal rootid "$MNT/snaps/snap1")
+
+# raw_send STREAM ARGS...: btrfs send --raw --no-data ARGS to STREAM.
+raw_send() {
+	out=$1
+	shift
+	btrfs send -q --raw --no-data -f "$out" "$@" 2>/tmp/send.err ||
+		fail "btrfs send --raw --no-data $*: $(cat /tmp/send.err)"
+}
+
+# field DUMPLINE KEY: the value of KEY=... in a line of receive --dump.
+field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+# no_plaintext STREAM: no marker name or symlink target in STREAM.
+no_plaintext() {
+	! grep -q -a -F -e "$name" -e "$target" "$1" ||
+		fail "$1 holds a plaintext name or symlink target"
+	echo "ok: $1 holds no plaintext name or symlink target"
+}
+
+# nokey_names_sent DIR DUMP: every entry below DIR, listed without the key,
+# is the last component of a rename destination or link of DUMP: the
+# stream's paths are the no-key names the receiving kernel resolves.
+nokey_names_sent() {
+	(cd "$1" && find . -mindepth 1) | sed 's|.*/||' | sort -u >/tmp/names.ls
+	awk '$1 == "rename" { for (i = 3; i <= NF; i++) if ($i ~ /^dest=/) print substr($i, 6) }
+	     $1 == "link" { print $2 }' "$2" | sed 's|.*/||' | sort -u >/tmp/names.dump
+	grep -v -x -F -f /tmp/names.dump /tmp/names.ls >/tmp/names.missing || true
+	[ ! -s /tmp/names.missing ] ||
+		fail "names listed below $1 that $2 does not create: $(head -3 /tmp/names.missing)"
+	grep -q -E '^[A-Za-z0-9_-]{180,}$' /tmp/names.ls ||
+		fail "no abbreviated no-key name below $1"
+	echo "ok: the $(wc -l </tmp/names.ls) names listed below $1 without the key are those of $2"
+}
+
+# nokey_hex NAME: the stored name a no-key NAME stands for, in hex: whole
+# for a short name; for an abbreviated one, its first 149 bytes and the
+# SHA-256 of the rest.
+nokey_hex() {
+	b=$(echo "$1" | tr '_-' '/+')
+	case $((${#b} % 4)) in
+	2) b="$b==" ;;
+	3) b="$b=" ;;
+	esac
+	echo "$b" | base64 -d | xxd -p | tr -d '\n' | cut -c17-
+}
+
+# stored_names_match DUMP: in every command of DUMP that carries a stored
+# name, it is the one that the no-key name of its path's last component
+# stands for.
+stored_names_match() {
+	n=0
+	grep -E 'fscrypt_name(_to)?=' "$1" >/tmp/named
+	while read -r line; do
+		case $line in
+		rename*) path=$(field "$line" dest) hex=$(field "$line" fscrypt_name_to) ;;
+		*) path=$(echo "$line" | awk '{ print $2 }') hex=$(field "$line" fscrypt_name) ;;
+		esac
+		want=$(nokey_hex "${path##*/}")
+		if [ ${#hex} -gt 298 ]; then
+			sum=$(echo "$hex" | cut -c299- | xxd -r -p | sha256sum | cut -c1-64)
+			hex=$(echo "$hex" | cut -c1-298)$sum
+		fi
+		[ "$hex" = "$want" ] || fail "a stored name that its no-key name does not stand for: $line"
+		n=$((n + 1))
+	done </tmp/named
+	[ $n -gt 0 ] || fail "no stored name in $1"
+	echo "ok: the $n stored names of $1 are those of their no-key names"
+}
+
+# contexts_sent DUMP INODES: DUMP creates INODES inodes with a context, each
+# of 40 bytes with the key identifier $KEYID; their nonces are in
+# /tmp/nonces.dump.
+contexts_sent() {
+	grep -E '^(mkfile|mkdir|symlink) ' "$1" >/tmp/creates
+	while read -r line; do
+		ctx=$(field "$line" fscrypt_context)
+		[ -n "$ctx" ] || continue
+		[ ${#ctx} = 80 ] || fail "a context of ${#ctx} hex digits: $line"
+		[ "$(echo "$ctx" | cut -c17-48)" = "$KEYID" ] ||
+			fail "a context without key $KEYID: $line"
+		echo "$ctx" | cut -c49-80
+	done </tmp/creates >/tmp/nonces.unsorted
+	sort /tmp/nonces.unsorted >/tmp/nonces.dump
+	[ "$(wc -l </tmp/nonces.dump)" = "$2" ] ||
+		fail "$1 creates $(wc -l </tmp/nonces.dump) inodes with a context, not $2"
+	echo "ok: $1 creates $2 inodes with contexts of key $KEYID"
+}
+
+step "raw send with the key present"
+raw_send /tmp/vol.key.stream "$MNT/vol-ro"
+raw_send /tmp/snap1.key.stream "$MNT/snaps/snap1"
+# The nonces of the encrypted directories and files (symlinks cannot be
+# opened), read with the key.
+find "$MNT/vol-ro/enc" \( -type d -o -type f \) >/tmp/enc.paths
+while read -r p; do fscrypt-ioctl get-nonce "$p"; done </tmp/enc.paths | sort -u >/tmp/nonces.ls
+# Encrypted inodes below vol-ro/enc, enc included: hard links counted once.
+inodes=$(find "$MNT/vol-ro/enc" \( -type d -o -type f -o -type l \) -exec stat -c %i {} + |
+	sort -u | wc -l)
+sinodes=$(find "$MNT/snaps/snap1" -mindepth 1 \( -type d -o -type f -o -type l \) \
+	-exec stat -c %i {} + | sort -u | wc -l)
+no_plaintext /tmp/vol.key.stream
+no_plaintext /tmp/snap1.key.stream
+
+step "raw send without the key: the same streams"
+e2e_remove_key
+nokey1=
+for p in "$MNT"/snaps/*; do
+	[ "$(btrfs inspect-internal rootid "$p")" = "$id1" ] && nokey1=${p##*/}
+done
+[ -n "$nokey1" ] || fail "no-key name of snap1 not found: $(ls "$MNT/snaps")"
+raw_send /tmp/vol.stream "$MNT/vol-ro"
+raw_send /tmp/snap1.stream "$MNT/snaps/$nokey1"
+cmp -s /tmp/vol.key.stream /tmp/vol.stream || fail "the raw stream of vol-ro differs with the key present"
+cmp -s /tmp/snap1.key.stream /tmp/snap1.stream || fail "the raw stream of snap1 differs with the key present"
+echo "ok: both raw streams are the same with and without the key"
+
+step "a subvolume with an encrypted directory: no-key paths, contexts, stored names"
+btrfs receive --dump -f /tmp/vol.stream >/tmp/vol.dump || fail "receive --dump of the raw stream"
+line=$(grep '^subvol ' /tmp/vol.dump)
+[ "$(field "$line" fscrypt_flags)" = "0x1(raw)" ] || fail "SUBVOL without the raw flag: $line"
+[ -z "$(field "$line" fscrypt_context)" ] || fail "SUBVOL of an unencrypted subvolume with a context: $line"
+nokey_names_sent "$MNT/vol-ro" /tmp/vol.dump
+contexts_sent /tmp/vol.dump "$inodes"
+grep -v -x -F -f /tmp/nonces.dump /tmp/nonces.ls >/tmp/nonces.missing || true
+[ ! -s /tmp/nonces.missing ] || fail "nonces on disk that the stream does not carry: $(head -3 /tmp/nonces.missing)"
+echo "ok: the contexts carry the $(wc -l </tmp/nonces.ls) nonces of the files and directories"
+# Every entry renamed into enc, or linked there, has its stored name.
+grep -E '^(rename|link) ' /tmp/vol.dump | grep -E '(dest=| )\./vol-ro/enc/' >/tmp/enc.moves
+[ -s /tmp/enc.moves ] || fail "nothing is renamed or linked into enc"
+while read -r line; do
+	case $line in
+	rename*) n=$(field "$line" fscrypt_name_to) ;;
+	*) n=$(field "$line" fscrypt_name) ;;
+	esac
+	[ -n "$n" ] || fail "an entry of enc without its stored name: $line"
+done </tmp/enc.moves
+grep -q 'fscrypt_name_to_len=255 ' /tmp/vol.dump || fail "the 255-byte stored name is not sent"
+grep -E '^rename ' /tmp/vol.dump | grep -F 'dest=./vol-ro/plain' >/tmp/plain.rename ||
+	fail "no rename to ./vol-ro/plain"
+grep -q fscrypt_name /tmp/plain.rename && fail "a plaintext entry carries a stored name"
+stored_names_match /tmp/vol.dump
+# The encrypted symlinks carry their stored targets, never a dest=.
+[ "$(grep -c -E '^symlink .*fscrypt_symlink_len=' /tmp/vol.dump)" = 3 ] ||
+	fail "not 3 encrypted symlinks with stored targets: $(grep '^symlink' /tmp/vol.dump)"
+grep -E '^symlink ' /tmp/vol.dump | grep -q 'dest=' && fail "an encrypted symlink is sent with a target path"
+echo "ok: $(wc -l </tmp/enc.moves) entries of enc and 3 symlinks are sent as stored"
+
+step "an encrypted subvolume: root context, parent directory, 63-byte orphans"
+btrfs receive --dump -f /tmp/snap1.stream >/tmp/snap1.dump || fail "receive --dump of the raw stream"
+line=$(grep '^subvol ' /tmp/snap1.dump)
+[ "$(echo "$line" | awk '{ print $2 }')" = "./$nokey1" ] || fail "SUBVOL path is not the no-key name $nokey1: $line"
+[ "$(field "$line" fscrypt_flags)" = "0x1(raw)" ] || fail "SUBVOL without the raw flag: $line"
+for f in fscrypt_context fscrypt_name fscrypt_parent_context; do
+	[ -n "$(field "$line" $f)" ] || fail "SUBVOL of an encrypted subvolume in an encrypted directory without $f: $line"
+done
+[ "$(field "$line" fscrypt_context | cut -c17-48)" = "$KEYID" ] || fail "the root context: $line"
+contexts_sent /tmp/snap1.dump "$sinodes"
+# Orphans are created in the encrypted root directory: a stored name of 63
+# bytes, "o<ino>-<gen>-<idx>" padded with '_'.
+grep -E '^(mkfile|mkdir|symlink|mkfifo) ' /tmp/snap1.dump >/tmp/snap1.creates
+while read -r line; do
+	[ "$(field "$line" fscrypt_name_len)" = 63 ] || fail "an orphan without a 63-byte stored name: $line"
+	field "$line" fscrypt_name | xxd -r -p | grep -q -E '^o[0-9]+-[0-9]+-[0-9]+_+$' ||
+		fail "an orphan's stored name is not a padded orphan name: $line"
+done </tmp/snap1.creates
+nokey_names_sent "$MNT/snaps/$nokey1" /tmp/snap1.dump
+stored_names_match /tmp/snap1.dump
+echo "ok: $(wc -l </tmp/snap1.creates) inodes are created under 63-byte orphan names"
+
+step "incremental raw send: an orphan of the encrypted root directory"
+e2e_add_key
+e=$MNT/evol
+mv "$e/f1" "$e/t"
+mv "$e/f4096" "$e/f1"
+mv "$e/t" "$e/f4096"
+rm "$e/sym-$name"
+ln -s "$target-2" "$e/sym-$name"
+# A 255-byte name renamed (abbreviated no-key names on both sides), a new
+# hard link, and a directory moved into a new one (a pending move).
+mv "$e/$(name_of_length 255 n)" "$e/$(name_of_length 255 m)"
+ln "$e/f20000" "$e/d1/hard2"
+mkdir "$e/moved"
+mv "$e/d1/d2" "$e/moved/"
+btrfs subvolume snapshot -r "$e" "$MNT/snaps/snap2" >/dev/null
+id2=$(btrfs inspect-internal rootid "$MNT/snaps/snap2")
+e2e_remove_key
+nokey2=
+for p in "$MNT"/snaps/*; do
+	[ "$(btrfs inspect-internal rootid "$p")" = "$id2" ] && nokey2=${p##*/}
+done
+raw_send /tmp/snap2.stream -p "$MNT/snaps/$nokey1" "$MNT/snaps/$nokey2"
+no_plaintext /tmp/snap2.stream
+btrfs receive --dump -f /tmp/snap2.stream >/tmp/snap2.dump || fail "receive --dump of the raw incremental stream"
+grep '^rename ' /tmp/snap2.dump | grep 'fscrypt_name_to_len=63 ' >/tmp/snap2.orphans ||
+	fail "no rename to an orphan: $(grep '^rename' /tmp/snap2.dump | head -3)"
+field "$(head -n 1 /tmp/snap2.orphans)" fscrypt_name_to | xxd -r -p | grep -q -E '^o[0-9]+-[0-9]+-[0-9]+_+$' ||
+	fail "the orphan's stored name: $(head -n 1 /tmp/snap2.orphans)"
+grep -q -E '^symlink .*fscrypt_symlink_len=' /tmp/snap2.dump || fail "the new symlink is not sent as stored"
+line=$(grep '^snapshot ' /tmp/snap2.dump)
+[ "$(field "$line" fscrypt_flags)" = "0x1(raw)" ] || fail "SNAPSHOT without the raw flag: $line"
+if [ -z "$(field "$line" fscrypt_name)" ] || [ -z "$(field "$line" fscrypt_parent_context)" ]; then
+	fail "SNAPSHOT in an encrypted directory without its stored name and context: $line"
+fi
+[ -z "$(field "$line" fscrypt_context)" ] || fail "SNAPSHOT with a root context: $line"
+# A file's new name is a link, then an unlink of the old one.
+grep '^link ' /tmp/snap2.dump | grep -q 'fscrypt_name_len=255 ' ||
+	fail "the renamed 255-byte name is not linked with its stored name"
+[ "$(grep '^link ' /tmp/snap2.dump | grep -c 'fscrypt_name=')" -ge 2 ] ||
+	fail "the new hard link is not sent with its stored name: $(grep '^link ' /tmp/snap2.dump)"
+stored_names_match /tmp/snap2.dump
+echo "ok: the name swap goes through $(wc -l </tmp/snap2.orphans) orphan(s) with 63-byte stored names"
+
+step "refused: raw file data, contexts changed since the parent, --proto 2"
+dmesg_mark
+btrfs send -q --raw -f /tmp/data.stream "$MNT/vol-ro" 2>/tmp/send.err && fail "raw send of file data succeeded"
+expect_kmsg "raw send of file data is not supported yet"
+e2e_add_key
+fscrypt-ioctl set-policy "$MNT/vol/later" "$KEYID"
+btrfs subvolume snapshot -r "$MNT/vol" "$MNT/vol-ro2" >/dev/null
+dmesg_mark
+btrfs send -q --raw --no-data -f /tmp/later.stream -p "$MNT/vol-ro" "$MNT/vol-ro2" 2>/tmp/send.err &&
+	fail "a raw incremental send over a directory that became encrypted succeeded"
+expect_kmsg "has another encryption context than in parent root"
+# A parent that is not a snapshot of the same subvolume: other root contexts.
+dmesg_mark
+btrfs send -q --raw --no-data -f /tmp/unrelated.stream -p "$MNT/vol-ro" "$MNT/snaps/snap1" 2>/tmp/send.err &&
+	fail "a raw incremental send from an unrelated parent succeeded"
+expect_kmsg "inode 256 of root $id1 has another encryption context than in parent root"
+btrfs send -q --raw --no-data --proto 2 -f /tmp/p2.stream "$MNT/vol-ro" 2>/tmp/send.err &&
+	fail "raw send with --proto 2 succeeded"
+grep -q -- "--raw requires protocol version 3" /tmp/send.err || fail "--raw --proto 2: $(cat /tmp/send.err)"
+
+step "refused: a plain receive of a raw stream creates nothing"
+mkfs_btrfs_encrypt "$DISK2"
+mount_btrfs "$DISK2" /mnt/r
+btrfs receive -f /tmp/vol.stream /mnt/r 2>/tmp/receive.err && fail "a plain receive of a raw stream succeeded"
+grep -q "raw receive is not supported yet" /tmp/receive.err || fail "receive: $(cat /tmp/receive.err)"
+[ -z "$(ls /mnt/r)" ] || fail "the refused receive left $(ls /mnt/r)"
+umount /mnt/r
+no_csum_errors
+e2e_umount
