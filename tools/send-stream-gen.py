@@ -34,7 +34,7 @@ A_UNENCODED_FILE_LEN, A_UNENCODED_LEN, A_UNENCODED_OFFSET = 27, 28, 29
 A_ENCRYPTION = 31
 (A_FSCRYPT_FLAGS, A_FSCRYPT_CONTEXT, A_FSCRYPT_NAME, A_FSCRYPT_NAME_TO,
  A_FSCRYPT_PARENT_CONTEXT, A_FSCRYPT_SYMLINK, A_FSCRYPT_EXTENT_CONTEXT,
- A_FSCRYPT_FIRST_DU, A_FSCRYPT_INLINE) = range(36, 45)
+ A_FSCRYPT_FIRST_DU, A_FSCRYPT_INLINE, A_FSCRYPT_DATA_UNIT_SIZE) = range(36, 46)
 
 
 def crc32c(data, crc=0):
@@ -119,6 +119,7 @@ def raw_stream():
             (A_ENCRYPTION, u32(1)),
             (A_FSCRYPT_EXTENT_CONTEXT, bytes([1, 1, 0]) + made_up(12, 32)),
             (A_FSCRYPT_FIRST_DU, u64(3)), (A_FSCRYPT_INLINE, u32(1)),
+            (A_FSCRYPT_DATA_UNIT_SIZE, u32(4096)),
             (A_DATA, made_up(13, 112))),
         cmd(C_CHMOD, (A_PATH, enc + nokey(NEW)), (A_MODE, u64(0o600))),
         cmd(C_SNAPSHOT, (A_PATH, nokey(SNAP)), (A_UUID, made_up(14, 16)),
@@ -137,7 +138,7 @@ def bad_stream(version, attr, data):
 
 # Malformed streams and the error "receive --dump" must give.
 BAD = [
-    (bad_stream(3, 45, b"x"), "invalid tlv in cmd tlv_type = 45"),
+    (bad_stream(3, 46, b"x"), "invalid tlv in cmd tlv_type = 46"),
     (bad_stream(2, A_FSCRYPT_NAME, FILE),
      "invalid tlv in cmd tlv_type = 38 for stream version 2"),
     (bad_stream(3, A_FSCRYPT_CONTEXT, bytes(41)),
@@ -156,7 +157,7 @@ mkfile          ./vol/enc/a3DWwQAAAAACJ0xxlrvgBSpPdJm-4wgt fscrypt_context=02010
 symlink         ./vol/enc/fh7wbAAAAAAEKU5zmL3iByxRdpvA5Qov fscrypt_context=0201040300000000111111111111111111111111111111110b30557a9fc4e90e33587da2c7ec1136 fscrypt_name_len=16 fscrypt_name=04294e7398bde2072c51769bc0e50a2f fscrypt_symlink_len=18 fscrypt_symlink=1000072c51769bc0e50a2f54799ec3e80d00
 rename          ./vol/enc/a3DWwQAAAAACJ0xxlrvgBSpPdJm-4wgt dest=./vol/enc/gXHnFQAAAAAFKk90mb7jCC1Sd5zB5gsw fscrypt_name_to_len=16 fscrypt_name_to=052a4f7499bee3082d52779cc1e60b30
 link            ./vol/enc/TBWraAAAAAAGK1B1mr_kCS5TeJ3C5wwx dest=enc/gXHnFQAAAAAFKk90mb7jCC1Sd5zB5gsw fscrypt_name_len=16 fscrypt_name=062b50759abfe4092e53789dc2e70c31
-encoded_write   ./vol/enc/gXHnFQAAAAAFKk90mb7jCC1Sd5zB5gsw offset=0 len=112, unencoded_file_len=100, unencoded_len=100, unencoded_offset=0, compression=0, encryption=1 fscrypt_extent_context=0101000c31567ba0c5ea0f34597ea3c8ed12375c81a6cbf0153a5f84a9cef3183d6287 fscrypt_first_du=3 fscrypt_inline=1
+encoded_write   ./vol/enc/gXHnFQAAAAAFKk90mb7jCC1Sd5zB5gsw offset=0 len=112, unencoded_file_len=100, unencoded_len=100, unencoded_offset=0, compression=0, encryption=1 fscrypt_extent_context=0101000c31567ba0c5ea0f34597ea3c8ed12375c81a6cbf0153a5f84a9cef3183d6287 fscrypt_first_du=3 fscrypt_inline=1 fscrypt_data_unit_size=4096
 chmod           ./vol/enc/gXHnFQAAAAAFKk90mb7jCC1Sd5zB5gsw mode=600
 snapshot        ./FLiI4wAAAAABJktwlbrfBClOc5i94gcsUXabwOUKL1R5nsPoDTJXfC8A uuid=0e33587d-a2c7-ec11-365b-80a5caef1439 transid=9 parent_uuid=0f34597e-a3c8-ed12-375c-81a6cbf0153a parent_transid=8 fscrypt_flags=0x1(raw) fscrypt_name_len=34 fscrypt_name=01264b7095badf04294e7398bde2072c51769bc0e50a2f54799ec3e80d32577c2f00 fscrypt_parent_context=02010403000000001111111111111111111111111111111110355a7fa4c9ee13385d82a7ccf1163b
 mkfile          ./FLiI4wAAAAABJktwlbrfBClOc5i94gcsUXabwOUKL1R5nsPoDTJXfC8A/9yHs8gAAAABvMjU3LTktMF9fX19fX19fX19fX19fX19fX19fX19fX19fX19fX19fX19fX19fX19fX19fX19fX19fX19fX18 fscrypt_context=02010403000000001111111111111111111111111111111111365b80a5caef14395e83a8cdf2173c fscrypt_name_len=63 fscrypt_name=6f3235372d392d305f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# "btrfs send --raw --no-data": a stream of encrypted subvolumes made without
-# their keys (stage K4 of docs/raw-send-plan.md; raw data and raw receive come
+# "btrfs send --raw": a stream of encrypted subvolumes made without their
+# keys (stages K4 and K5 of docs/raw-send-plan.md; raw receive comes
 # later). Paths through encrypted directories are the no-key names that ls
 # shows without the key, an abbreviated one included; no plaintext name or
 # symlink target is in the stream; each created encrypted inode carries its
@@ -12,10 +12,16 @@
 # in an encrypted root directory get 63-byte stored names, also in an
 # incremental send (a name swap, a 255-byte rename, a new hard link, a
 # directory move). The stream is the same with the key present: nothing is
-# decrypted. Refused, with a message: raw file data (not yet), a directory
-# that became encrypted between the snapshots, a parent that is not a
-# snapshot of the same subvolume, --proto 2 (by progs), and a plain receive
-# of a raw stream.
+# decrypted. File data goes as encoded writes of the extents as stored, with
+# their contexts: a 1 MiB extent in 128 KiB pieces with the index of their
+# first data unit, the rest of an extent whose first sector was overwritten
+# from its second sector on, an inline extent as one short data unit,
+# compressed extents whole; the device's ciphertext is in the stream, no
+# plaintext, and no encrypted file is sent as plain writes. An incremental
+# stream with data punches a hole and a preallocated range. Refused, with a
+# message: a directory that became encrypted between the snapshots, a parent
+# that is not a snapshot of the same subvolume, --proto 2 (by progs), and a
+# plain receive of a raw stream.
 . /lib/test.sh
 E2E_FS=btrfs
 
@@ -38,6 +44,22 @@ fill() {
 btrfs subvolume create "$MNT/vol" >/dev/null
 e2e_encrypt "$MNT/vol/enc"
 fill "$MNT/vol/enc"
+# File data: 1 MiB written at once (one extent, sent in 128 KiB pieces), a
+# small file (an inline extent) and a compressed one.
+data=MARKERrawdata$rnd
+marker_file "$MNT/vol/enc/big" 1048576 "$data"
+# mid: 300000 bytes in one extent whose first sector is then overwritten, so
+# that the rest of it is sent from its second sector on.
+sectorsize=$(btrfs inspect-internal dump-super "$DISK1" | awk '$1 == "sectorsize" { print $2 }')
+marker_file "$MNT/vol/enc/mid" 300000 "$data"
+sync
+dd if=/dev/zero of="$MNT/vol/enc/mid" bs="$sectorsize" count=1 conv=notrunc 2>/dev/null
+sync
+marker_file "$MNT/vol/enc/small" 1000 "$data"
+mount -o remount,compress-force=zstd "$MNT"
+marker_file "$MNT/vol/enc/comp" 262144 "$data"
+sync
+mount -o remount,compress=no "$MNT"
 echo plain >"$MNT/vol/plain"
 mkdir "$MNT/vol/later"
 btrfs subvolume create "$MNT/evol" >/dev/null
@@ -54,6 +76,15 @@ raw_send() {
 	shift
 	btrfs send -q --raw --no-data -f "$out" "$@" 2>/tmp/send.err ||
 		fail "btrfs send --raw --no-data $*: $(cat /tmp/send.err)"
+}
+
+# raw_send_data STREAM ARGS...: btrfs send --raw ARGS to STREAM, file data
+# included.
+raw_send_data() {
+	out=$1
+	shift
+	btrfs send -q --raw -f "$out" "$@" 2>/tmp/send.err ||
+		fail "btrfs send --raw $*: $(cat /tmp/send.err)"
 }
 
 # field DUMPLINE KEY: the value of KEY=... in a line of receive --dump.
@@ -149,6 +180,29 @@ sinodes=$(find "$MNT/snaps/snap1" -mindepth 1 \( -type d -o -type f -o -type l \
 	-exec stat -c %i {} + | sort -u | wc -l)
 no_plaintext /tmp/vol.key.stream
 no_plaintext /tmp/snap1.key.stream
+raw_send_data /tmp/vol.data.key.stream "$MNT/vol-ro"
+# Samples of the ciphertext of big's extents on the device, 64 bytes at the
+# start of each 128 KiB piece.
+fscrypt-ioctl extents "$MNT/vol-ro/enc/big" >/tmp/big.extents
+awk '$2 == "reg" { n++ } END { exit !n }' /tmp/big.extents || fail "big has no extent: $(cat /tmp/big.extents)"
+while read -r off type bytenr dnb eoff nb phys ebyte ctx; do
+	at=0
+	while [ $at -lt "$nb" ]; do
+		read_bytes "$DISK1" $((phys + eoff + at)) 64 | xxd -p | tr -d '\n'
+		echo
+		at=$((at + 131072))
+	done
+done </tmp/big.extents >/tmp/big.samples
+# And 64 bytes at the start of each of comp's compressed extents.
+fscrypt-ioctl extents "$MNT/vol-ro/enc/comp" --compression >/tmp/comp.extents
+awk '$2 == "reg" && $10 != 0 { print $7 }' /tmp/comp.extents >/tmp/comp.phys
+[ -s /tmp/comp.phys ] || fail "comp has no compressed extent: $(cat /tmp/comp.extents)"
+while read -r phys; do
+	read_bytes "$DISK1" "$phys" 64 | xxd -p | tr -d '\n'
+	echo
+done </tmp/comp.phys >>/tmp/big.samples
+bigino=$(stat -c %i "$MNT/vol-ro/enc/big")
+midino=$(stat -c %i "$MNT/vol-ro/enc/mid")
 
 step "raw send without the key: the same streams"
 e2e_remove_key
@@ -161,7 +215,14 @@ raw_send /tmp/vol.stream "$MNT/vol-ro"
 raw_send /tmp/snap1.stream "$MNT/snaps/$nokey1"
 cmp -s /tmp/vol.key.stream /tmp/vol.stream || fail "the raw stream of vol-ro differs with the key present"
 cmp -s /tmp/snap1.key.stream /tmp/snap1.stream || fail "the raw stream of snap1 differs with the key present"
-echo "ok: both raw streams are the same with and without the key"
+raw_send_data /tmp/vol.data.stream "$MNT/vol-ro"
+cmp -s /tmp/vol.data.key.stream /tmp/vol.data.stream ||
+	fail "the raw stream of vol-ro with file data differs with the key present"
+echo "ok: the raw streams are the same with and without the key"
+# nokey_of INO: the no-key name of inode INO of vol-ro/enc.
+nokey_of() { ls -i "$MNT/vol-ro/enc" | awk -v i="$1" '$1 == i { print $2 }'; }
+bigpath=./vol-ro/enc/$(nokey_of "$bigino")
+midpath=./vol-ro/enc/$(nokey_of "$midino")
 
 step "a subvolume with an encrypted directory: no-key paths, contexts, stored names"
 btrfs receive --dump -f /tmp/vol.stream >/tmp/vol.dump || fail "receive --dump of the raw stream"
@@ -193,6 +254,62 @@ stored_names_match /tmp/vol.dump
 	fail "not 3 encrypted symlinks with stored targets: $(grep '^symlink' /tmp/vol.dump)"
 grep -E '^symlink ' /tmp/vol.dump | grep -q 'dest=' && fail "an encrypted symlink is sent with a target path"
 echo "ok: $(wc -l </tmp/enc.moves) entries of enc and 3 symlinks are sent as stored"
+
+step "file data: extents as stored, with their contexts"
+grep -q -a -F "$data" /tmp/vol.data.stream && fail "the raw stream holds plaintext file data"
+btrfs receive --dump -f /tmp/vol.data.stream >/tmp/vol.data.dump || fail "receive --dump of the raw stream with data"
+# Only the unencrypted file is sent as plain writes.
+grep '^write ' /tmp/vol.data.dump | grep -v -F ' ./vol-ro/plain ' >/tmp/plain.writes &&
+	fail "encrypted files sent as plain writes: $(head -3 /tmp/plain.writes)"
+grep '^encoded_write ' /tmp/vol.data.dump >/tmp/ew
+[ -s /tmp/ew ] || fail "no encoded write in the raw stream"
+while read -r line; do
+	[ "$(field "$line" encryption)" = 1 ] || fail "an encoded write that is not encrypted: $line"
+	ctx=$(field "$line" fscrypt_extent_context)
+	if [ ${#ctx} != 70 ] || [ "$(echo "$ctx" | cut -c7-38)" != "$KEYID" ]; then
+		fail "an encoded write without an extent context of key $KEYID: $line"
+	fi
+done </tmp/ew
+# big: 8 pieces of 128 KiB of one extent, the 7 after the first with the
+# index of their first data unit.
+step_du=$((131072 / sectorsize))
+grep -F "encoded_write   $bigpath " /tmp/ew >/tmp/big.ew
+[ "$(wc -l </tmp/big.ew)" = 8 ] || fail "big is not sent in 8 pieces of 128 KiB: $(cat /tmp/big.ew)"
+[ "$(while read -r l; do field "$l" fscrypt_extent_context; done </tmp/big.ew | sort -u | wc -l)" = 1 ] ||
+	fail "the pieces of big carry different contexts"
+while read -r l; do field "$l" fscrypt_first_du; done </tmp/big.ew | sort -n | tr '\n' ' ' >/tmp/big.du
+want=$(i=1; while [ $i -lt 8 ]; do printf '%d ' $((i * step_du)); i=$((i + 1)); done)
+[ "$(cat /tmp/big.du)" = "$want" ] || fail "first data units of big's pieces: $(cat /tmp/big.du), expected $want"
+# mid: after its new first sector, pieces of the old extent that start at
+# its second sector: the index of their first data unit counts from the
+# extent's first sector, the last piece ends at the file's end, its data at
+# the next sector boundary.
+want=
+at=$sectorsize
+while [ $at -lt 300000 ]; do
+	n=$((300000 - at))
+	[ $n -le 131072 ] || n=131072
+	want="$want$at $n $(((n + sectorsize - 1) / sectorsize * sectorsize)) $((at / sectorsize));"
+	at=$((at + 131072))
+done
+got=$(grep -F "encoded_write   $midpath " /tmp/ew | tr -d , | while read -r l; do
+	off=$(field "$l" offset)
+	[ "$off" = 0 ] && continue
+	echo "$off $(field "$l" unencoded_file_len) $(field "$l" unencoded_len) $(field "$l" fscrypt_first_du);"
+done | sort -n | tr -d '\n')
+[ "$got" = "$want" ] || fail "the pieces of mid (offset, length, data length, first data unit): $got, expected $want"
+# small: one short data unit of 1000 bytes, padded to 1008.
+grep -q 'len=1008, unencoded_file_len=1000, unencoded_len=1000, .* fscrypt_inline=1' /tmp/ew ||
+	fail "the inline extent of small is not sent as one: $(grep fscrypt_inline /tmp/ew)"
+# comp: zstd (2) extents, whole.
+[ "$(grep -c 'compression=2, encryption=1' /tmp/ew)" -ge 2 ] ||
+	fail "the compressed extents of comp are not sent encoded: $(grep 'compression=2' /tmp/ew)"
+xxd -p /tmp/vol.data.stream | tr -d '\n' >/tmp/stream.hex
+while read -r sample; do
+	grep -q -F "$sample" /tmp/stream.hex || fail "ciphertext of big on the device is not in the stream: $sample"
+done </tmp/big.samples
+grep -q " fscrypt_data_unit_size=$sectorsize" /tmp/ew || fail "no data unit size $sectorsize: $(head -n 1 /tmp/ew)"
+echo "ok: $(wc -l </tmp/ew) encoded writes carry ciphertext and contexts; the device's ciphertext of big and comp is in the stream"
 
 step "an encrypted subvolume: root context, parent directory, 63-byte orphans"
 btrfs receive --dump -f /tmp/snap1.stream >/tmp/snap1.dump || fail "receive --dump of the raw stream"
@@ -230,6 +347,15 @@ mv "$e/$(name_of_length 255 n)" "$e/$(name_of_length 255 m)"
 ln "$e/f20000" "$e/d1/hard2"
 mkdir "$e/moved"
 mv "$e/d1/d2" "$e/moved/"
+# Data: in an existing file, a hole punched (no item with no-holes) and a
+# preallocated extent where data was; and a new file.
+fscrypt-ioctl punch "$e/f20000" 4096 8192
+fscrypt-ioctl punch "$e/f20000" 12288 4096
+fallocate -o 12288 -l 4096 "$e/f20000"
+fscrypt-ioctl extents "$e/f20000" >/tmp/f20000.extents
+awk '$1 == 12288 && $2 == "prealloc" { n++ } END { exit !n }' /tmp/f20000.extents ||
+	fail "no preallocated extent at 12288 of f20000: $(cat /tmp/f20000.extents)"
+marker_file "$e/new" 200000 "$data"
 btrfs subvolume snapshot -r "$e" "$MNT/snaps/snap2" >/dev/null
 id2=$(btrfs inspect-internal rootid "$MNT/snaps/snap2")
 e2e_remove_key
@@ -257,12 +383,23 @@ grep '^link ' /tmp/snap2.dump | grep -q 'fscrypt_name_len=255 ' ||
 [ "$(grep '^link ' /tmp/snap2.dump | grep -c 'fscrypt_name=')" -ge 2 ] ||
 	fail "the new hard link is not sent with its stored name: $(grep '^link ' /tmp/snap2.dump)"
 stored_names_match /tmp/snap2.dump
+raw_send_data /tmp/snap2.data.stream -p "$MNT/snaps/$nokey1" "$MNT/snaps/$nokey2"
+grep -q -a -F "$data" /tmp/snap2.data.stream && fail "the raw incremental stream holds plaintext file data"
+btrfs receive --dump -f /tmp/snap2.data.stream >/tmp/snap2.data.dump ||
+	fail "receive --dump of the raw incremental stream with data"
+grep -q '^write ' /tmp/snap2.data.dump && fail "plain writes in a raw incremental stream: $(grep '^write ' /tmp/snap2.data.dump | head -3)"
+grep -q -E '^fallocate .* mode=3 offset=4096 len=8192$' /tmp/snap2.data.dump ||
+	fail "the punched hole is not sent: $(grep '^fallocate' /tmp/snap2.data.dump)"
+grep -q -E '^fallocate .* mode=3 offset=12288 len=4096$' /tmp/snap2.data.dump ||
+	fail "the preallocated extent is not sent as a hole: $(grep '^fallocate' /tmp/snap2.data.dump)"
+grep '^encoded_write ' /tmp/snap2.data.dump >/tmp/snap2.ew
+[ "$(tr -d , </tmp/snap2.ew | awk '{ for (i = 3; i <= NF; i++) if ($i ~ /^unencoded_file_len=/) n += substr($i, 20) } END { print n }')" = 200000 ] ||
+	fail "the new file's 200000 bytes are not sent as encoded writes: $(cat /tmp/snap2.ew)"
+grep -v -q 'encryption=1 fscrypt_extent_context=' /tmp/snap2.ew && fail "an encoded write without its context: $(cat /tmp/snap2.ew)"
+echo "ok: the incremental raw stream punches a hole and a preallocated range, and sends a new file's 200000 bytes encoded"
 echo "ok: the name swap goes through $(wc -l </tmp/snap2.orphans) orphan(s) with 63-byte stored names"
 
-step "refused: raw file data, contexts changed since the parent, --proto 2"
-dmesg_mark
-btrfs send -q --raw -f /tmp/data.stream "$MNT/vol-ro" 2>/tmp/send.err && fail "raw send of file data succeeded"
-expect_kmsg "raw send of file data is not supported yet"
+step "refused: contexts changed since the parent, --proto 2"
 e2e_add_key
 fscrypt-ioctl set-policy "$MNT/vol/later" "$KEYID"
 btrfs subvolume snapshot -r "$MNT/vol" "$MNT/vol-ro2" >/dev/null
