@@ -90,6 +90,9 @@ static const char usage_text[] =
 	"                           (FICLONERANGE: all of SRC into DST at OFFSET)\n"
 	"  dedupe SRC DST           (FIDEDUPERANGE: all of SRC onto DST at offset 0)\n"
 	"  punch FILE OFFSET LENGTH (fallocate PUNCH_HOLE | KEEP_SIZE)\n"
+	"  send-raw SUBVOL OUT VERSION\n"
+	"                           (btrfs, as root: BTRFS_IOC_SEND with the raw\n"
+	"                           flag and stream VERSION, 0 for no VERSION flag)\n"
 	"  extents FILE [--compression]\n"
 	"                           (btrfs, as root: FILE's file extent items)\n"
 	"  chunks PATH              (btrfs, as root: the chunks of PATH's filesystem)\n"
@@ -806,6 +809,42 @@ static int cmd_punch(const struct cmd_args *args)
 	err = errno;
 	close(fd);
 	return ret < 0 ? report_syscall_error("fallocate", args->pos[0], err) : 0;
+}
+
+/*
+ * The raw send flag of the series, which the system's linux/btrfs.h does not
+ * have. send-raw asks for a raw stream as a caller other than btrfs-progs
+ * would, so that the kernel's own checks of the flag can be tested.
+ */
+#define SEND_FLAG_RAW 0x20
+
+static int cmd_send_raw(const struct cmd_args *args)
+{
+	struct btrfs_ioctl_send_args sa = { .flags = SEND_FLAG_RAW };
+	int fd, out, ret, err;
+	char *end;
+
+	errno = 0;
+	sa.version = strtoul(args->pos[2], &end, 10);
+	if (errno || end == args->pos[2] || *end)
+		usage_error("'%s' is not a stream version", args->pos[2]);
+	if (sa.version)
+		sa.flags |= BTRFS_SEND_FLAG_VERSION;
+	fd = open(args->pos[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return report_syscall_error("open", args->pos[0], errno);
+	out = open(args->pos[1], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (out < 0) {
+		err = errno;
+		close(fd);
+		return report_syscall_error("open", args->pos[1], err);
+	}
+	sa.send_fd = out;
+	ret = ioctl(fd, BTRFS_IOC_SEND, &sa);
+	err = errno;
+	close(out);
+	close(fd);
+	return ret < 0 ? report_syscall_error("BTRFS_IOC_SEND", args->pos[0], err) : 0;
 }
 
 /* Little-endian fields of on-disk btrfs items, which need not be aligned. */
@@ -1728,6 +1767,7 @@ static const struct command {
 	{ "clone-range", cmd_clone_range, 3, false },
 	{ "dedupe", cmd_dedupe, 2, false },
 	{ "punch", cmd_punch, 3, false },
+	{ "send-raw", cmd_send_raw, 3, false },
 	{ "extents", cmd_extents, 1, true },
 	{ "chunks", cmd_chunks, 1, false },
 	{ "rename2", cmd_rename2, 3, false },

@@ -18,10 +18,13 @@
 # from its second sector on, an inline extent as one short data unit,
 # compressed extents whole; the device's ciphertext is in the stream, no
 # plaintext, and no encrypted file is sent as plain writes. An incremental
-# stream with data punches a hole and a preallocated range. Refused, with a
+# stream with data punches a hole and a preallocated range, sends the size
+# of a file grown by fallocate, truncates a cut file before data that ends
+# inside a sector, and sends a new file. Refused, with a
 # message: a directory that became encrypted between the snapshots, a parent
-# that is not a snapshot of the same subvolume, --proto 2 (by progs), and a
-# plain receive of a raw stream.
+# that is not a snapshot of the same subvolume, --proto 2 (by progs),
+# stream versions other than 3 (by the kernel), and a plain receive of a raw
+# stream.
 . /lib/test.sh
 E2E_FS=btrfs
 
@@ -65,6 +68,7 @@ mkdir "$MNT/vol/later"
 btrfs subvolume create "$MNT/evol" >/dev/null
 fscrypt-ioctl set-policy "$MNT/evol" "$KEYID"
 fill "$MNT/evol"
+marker_file "$MNT/evol/shrink" 50000 "$data"
 btrfs subvolume snapshot -r "$MNT/vol" "$MNT/vol-ro" >/dev/null
 e2e_encrypt "$MNT/snaps"
 btrfs subvolume snapshot -r "$MNT/evol" "$MNT/snaps/snap1" >/dev/null
@@ -181,10 +185,11 @@ sinodes=$(find "$MNT/snaps/snap1" -mindepth 1 \( -type d -o -type f -o -type l \
 no_plaintext /tmp/vol.key.stream
 no_plaintext /tmp/snap1.key.stream
 raw_send_data /tmp/vol.data.key.stream "$MNT/vol-ro"
-# Samples of the ciphertext of big's extents on the device, 64 bytes at the
-# start of each 128 KiB piece.
+# Samples of the ciphertext of big's and mid's extents on the device, 64
+# bytes at the start of each 128 KiB piece.
 fscrypt-ioctl extents "$MNT/vol-ro/enc/big" >/tmp/big.extents
 awk '$2 == "reg" { n++ } END { exit !n }' /tmp/big.extents || fail "big has no extent: $(cat /tmp/big.extents)"
+fscrypt-ioctl extents "$MNT/vol-ro/enc/mid" >>/tmp/big.extents
 while read -r off type bytenr dnb eoff nb phys ebyte ctx; do
 	at=0
 	while [ $at -lt "$nb" ]; do
@@ -348,10 +353,14 @@ ln "$e/f20000" "$e/d1/hard2"
 mkdir "$e/moved"
 mv "$e/d1/d2" "$e/moved/"
 # Data: in an existing file, a hole punched (no item with no-holes) and a
-# preallocated extent where data was; and a new file.
+# preallocated extent where data was; a file grown by fallocate; a file cut
+# to an unaligned size whose last sector is then written; and a new file.
 fscrypt-ioctl punch "$e/f20000" 4096 8192
 fscrypt-ioctl punch "$e/f20000" 12288 4096
 fallocate -o 12288 -l 4096 "$e/f20000"
+fallocate -l 40960 "$e/f4096"
+truncate -s 30001 "$e/shrink"
+echo changed | dd of="$e/shrink" bs=1 seek=29000 conv=notrunc 2>/dev/null
 fscrypt-ioctl extents "$e/f20000" >/tmp/f20000.extents
 awk '$1 == 12288 && $2 == "prealloc" { n++ } END { exit !n }' /tmp/f20000.extents ||
 	fail "no preallocated extent at 12288 of f20000: $(cat /tmp/f20000.extents)"
@@ -392,11 +401,24 @@ grep -q -E '^fallocate .* mode=3 offset=4096 len=8192$' /tmp/snap2.data.dump ||
 	fail "the punched hole is not sent: $(grep '^fallocate' /tmp/snap2.data.dump)"
 grep -q -E '^fallocate .* mode=3 offset=12288 len=4096$' /tmp/snap2.data.dump ||
 	fail "the preallocated extent is not sent as a hole: $(grep '^fallocate' /tmp/snap2.data.dump)"
+# A punch does not grow a file: the new size of the file grown by fallocate
+# is sent.
+grep -q -E '^truncate .* size=40960$' /tmp/snap2.data.dump ||
+	fail "the size of the file grown by fallocate is not sent: $(grep -E '^(truncate|fallocate)' /tmp/snap2.data.dump)"
+# The cut file: truncated to its last sector before the data that ends
+# inside it (an encoded write must end at the size), then to its size.
+grep -E '^(truncate|encoded_write) ' /tmp/snap2.data.dump | tr -d , |
+	awk '$NF == "size=28672" { t = NR } $NF == "size=30001" { s = NR }
+	     / offset=28672 / && / unencoded_file_len=1329 / { w = NR }
+	     END { exit !(t && w && s && t < w && w < s) }' ||
+	fail "the cut file is not truncated to 28672, written to 30001 and truncated to 30001: $(grep -E '^(truncate|encoded_write) ' /tmp/snap2.data.dump)"
 grep '^encoded_write ' /tmp/snap2.data.dump >/tmp/snap2.ew
-[ "$(tr -d , </tmp/snap2.ew | awk '{ for (i = 3; i <= NF; i++) if ($i ~ /^unencoded_file_len=/) n += substr($i, 20) } END { print n }')" = 200000 ] ||
-	fail "the new file's 200000 bytes are not sent as encoded writes: $(cat /tmp/snap2.ew)"
+# In a changed file an inline extent is sent again (is_extent_unchanged()
+# compares regular extents only): the grown file's 1 byte.
+[ "$(tr -d , </tmp/snap2.ew | awk '{ for (i = 3; i <= NF; i++) if ($i ~ /^unencoded_file_len=/) n += substr($i, 20) } END { print n }')" = 201330 ] ||
+	fail "the new file's 200000 bytes, the cut file's last 1329 and the inline byte of the grown file are not sent as encoded writes: $(cat /tmp/snap2.ew)"
 grep -v -q 'encryption=1 fscrypt_extent_context=' /tmp/snap2.ew && fail "an encoded write without its context: $(cat /tmp/snap2.ew)"
-echo "ok: the incremental raw stream punches a hole and a preallocated range, and sends a new file's 200000 bytes encoded"
+echo "ok: the incremental raw stream punches a hole and a preallocated range, sends a grown size, truncates before an unaligned end, and sends a new file's 200000 bytes encoded"
 echo "ok: the name swap goes through $(wc -l </tmp/snap2.orphans) orphan(s) with 63-byte stored names"
 
 step "refused: contexts changed since the parent, --proto 2"
@@ -415,6 +437,25 @@ expect_kmsg "inode 256 of root $id1 has another encryption context than in paren
 btrfs send -q --raw --no-data --proto 2 -f /tmp/p2.stream "$MNT/vol-ro" 2>/tmp/send.err &&
 	fail "raw send with --proto 2 succeeded"
 grep -q -- "--raw requires protocol version 3" /tmp/send.err || fail "--raw --proto 2: $(cat /tmp/send.err)"
+# The kernel's own checks of the flag, asked for as a caller other than
+# progs would: version 3 makes the stream that progs gets, others fail.
+# raw_refused VERSION ERRNO: BTRFS_IOC_SEND of vol-ro, raw, with stream
+# VERSION (0: no VERSION flag, so version 1) fails with ERRNO.
+raw_refused() {
+	got=$(fscrypt-ioctl --print-errno send-raw "$MNT/vol-ro" /tmp/k.stream "$1" 2>/dev/null) &&
+		fail "BTRFS_IOC_SEND of a raw stream, version $1, succeeded"
+	[ "$got" = "$2" ] || fail "BTRFS_IOC_SEND of a raw stream, version $1: $got, expected $2"
+}
+dmesg_mark
+raw_refused 0 EINVAL
+expect_kmsg "raw send needs stream version 3, not 1"
+dmesg_mark
+raw_refused 2 EINVAL
+expect_kmsg "raw send needs stream version 3, not 2"
+raw_refused 4 EPROTO
+fscrypt-ioctl send-raw "$MNT/vol-ro" /tmp/k.stream 3 || fail "BTRFS_IOC_SEND of a raw stream, version 3"
+cmp -s /tmp/k.stream /tmp/vol.data.stream || fail "BTRFS_IOC_SEND's raw stream is not the one btrfs send --raw wrote"
+echo "ok: the kernel refuses raw streams of versions 1, 2 and 4 (EINVAL, EINVAL, EPROTO)"
 
 step "refused: a plain receive of a raw stream creates nothing"
 mkfs_btrfs_encrypt "$DISK2"
