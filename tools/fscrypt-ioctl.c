@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,23 @@ static const char usage_text[] =
 	"  send-raw SUBVOL OUT VERSION\n"
 	"                           (btrfs, as root: BTRFS_IOC_SEND with the raw\n"
 	"                           flag and stream VERSION, 0 for no VERSION flag)\n"
+	"  raw-set-context DIR CTXHEX\n"
+	"                           (btrfs, as root: BTRFS_IOC_FSCRYPT_RAW\n"
+	"                           SET_CONTEXT: the empty DIR gets the context\n"
+	"                           CTXHEX as stored, no key needed)\n"
+	"  raw-create DIR TYPE NAMEHEX [--ctx=HEX] [--symlink=HEX] [--mode=OCTAL]\n"
+	"             [--rdev=MAJOR:MINOR]\n"
+	"                           (btrfs, as root: BTRFS_IOC_FSCRYPT_RAW CREATE\n"
+	"                           of an entry of DIR with the stored name\n"
+	"                           NAMEHEX, the context --ctx and, for lnk, the\n"
+	"                           stored target --symlink (le16 length and\n"
+	"                           ciphertext); TYPE reg, dir, lnk, fifo, sock,\n"
+	"                           chr or blk; --mode the permissions (default\n"
+	"                           0755 dir, 0777 lnk, 0644 others))\n"
+	"  raw-op DIR OP [--flags=N] [--reserved=N]\n"
+	"                           (btrfs, as root: BTRFS_IOC_FSCRYPT_RAW of op\n"
+	"                           OP, every other field 0 but flags and\n"
+	"                           reserved[0]: probes of the checks)\n"
 	"  extents FILE [--compression]\n"
 	"                           (btrfs, as root: FILE's file extent items)\n"
 	"  chunks PATH              (btrfs, as root: the chunks of PATH's filesystem)\n"
@@ -785,6 +803,18 @@ static int cmd_dedupe(const struct cmd_args *args)
 	return 0;
 }
 
+static __u64 parse_u64(const char *str)
+{
+	char *end;
+	unsigned long long val;
+
+	errno = 0;
+	val = strtoull(str, &end, 0);
+	if (errno || end == str || *end || str[0] == '-')
+		usage_error("'%s' is not a number", str);
+	return (__u64)val;
+}
+
 static off_t parse_offset(const char *str)
 {
 	char *end;
@@ -845,6 +875,134 @@ static int cmd_send_raw(const struct cmd_args *args)
 	close(out);
 	close(fd);
 	return ret < 0 ? report_syscall_error("BTRFS_IOC_SEND", args->pos[0], err) : 0;
+}
+
+/*
+ * BTRFS_IOC_FSCRYPT_RAW of the series (patch 42), which the system's
+ * linux/btrfs.h does not have: struct btrfs_ioctl_fscrypt_raw_args.
+ */
+struct raw_args {
+	__u32 op;
+	__u32 flags;		/* must be 0 */
+	__u64 name;		/* pointer to the stored name */
+	__u64 name_len;
+	__u64 ctx;		/* pointer to an fscrypt context */
+	__u64 ctx_len;
+	__u64 data;		/* pointer to a symlink target as stored */
+	__u64 data_len;
+	__u64 mode;
+	__u64 rdev;		/* new_encode_dev() */
+	__u64 reserved[12];	/* must be 0 */
+};
+_Static_assert(sizeof(struct raw_args) == 168, "struct btrfs_ioctl_fscrypt_raw_args");
+
+#define RAW_IOC		_IOW(BTRFS_IOCTL_MAGIC, 80, struct raw_args)
+#define RAW_SET_CONTEXT	1
+#define RAW_CREATE	2
+#define RAW_PTR(buf)	((__u64)(uintptr_t)(buf))
+
+/* Room beyond the kernel's limits, for the probes of those limits. */
+static __u8 raw_name[512], raw_ctx[64], raw_data[65536];
+
+static int raw_ioctl(const char *dir, struct raw_args *ra)
+{
+	return path_ioctl_named(dir, RAW_IOC, "BTRFS_IOC_FSCRYPT_RAW", ra);
+}
+
+/* Up to @max bytes from an even number of hex digits, none included. */
+static __u64 parse_hex_arg(const char *what, const char *hex, __u8 *buf, size_t max)
+{
+	size_t len = strlen(hex) / 2;
+
+	if (strlen(hex) % 2 || len > max || !parse_hex(hex, buf, len))
+		usage_error("%s needs an even number (0 to %zu) of hex digits", what, 2 * max);
+	return len;
+}
+
+static int cmd_raw_set_context(const struct cmd_args *args)
+{
+	struct raw_args ra = { .op = RAW_SET_CONTEXT, .ctx = RAW_PTR(raw_ctx) };
+
+	ra.ctx_len = parse_hex_arg("CTXHEX", args->pos[1], raw_ctx, sizeof(raw_ctx));
+	return raw_ioctl(args->pos[0], &ra);
+}
+
+/* MAJOR:MINOR as new_encode_dev() encodes it. */
+static __u64 parse_rdev(const char *str)
+{
+	unsigned long major, minor;
+	char *end;
+
+	errno = 0;
+	major = strtoul(str, &end, 10);
+	if (errno || end == str || *end != ':' || major > 0xfff)
+		usage_error("--rdev: '%s' is not MAJOR:MINOR", str);
+	str = end + 1;
+	minor = strtoul(str, &end, 10);
+	if (errno || end == str || *end || minor > 0xfffff)
+		usage_error("--rdev: '%s' is not MAJOR:MINOR", str);
+	return (minor & 0xff) | (major << 8) | ((minor & ~0xffUL) << 12);
+}
+
+static int cmd_raw_create(const struct cmd_args *args)
+{
+	/* The types, with their default permissions */
+	static const struct name_value types[] = {
+		{ "reg", S_IFREG | 0644 }, { "dir", S_IFDIR | 0755 },
+		{ "lnk", S_IFLNK | 0777 }, { "fifo", S_IFIFO | 0644 },
+		{ "sock", S_IFSOCK | 0644 }, { "chr", S_IFCHR | 0644 },
+		{ "blk", S_IFBLK | 0644 },
+	};
+	struct raw_args ra = { .op = RAW_CREATE, .name = RAW_PTR(raw_name) };
+	int type = name_to_value(types, ARRAY_SIZE(types), args->pos[1],
+				 strlen(args->pos[1]));
+	const char *val;
+	char *end;
+	int i;
+
+	if (type < 0)
+		usage_error("raw-create: unknown TYPE '%s'", args->pos[1]);
+	ra.mode = (__u64)type;
+	ra.name_len = parse_hex_arg("NAMEHEX", args->pos[2], raw_name, sizeof(raw_name));
+	for (i = 0; i < args->nopts; i++) {
+		const char *opt = args->opts[i];
+
+		if (match_option(opt, "--ctx", &val)) {
+			ra.ctx = RAW_PTR(raw_ctx);
+			ra.ctx_len = parse_hex_arg("--ctx", val, raw_ctx, sizeof(raw_ctx));
+		} else if (match_option(opt, "--symlink", &val)) {
+			ra.data = RAW_PTR(raw_data);
+			ra.data_len = parse_hex_arg("--symlink", val, raw_data,
+						    sizeof(raw_data));
+		} else if (match_option(opt, "--mode", &val)) {
+			errno = 0;
+			ra.mode = (ra.mode & S_IFMT) | strtoull(val, &end, 8);
+			if (errno || end == val || *end)
+				usage_error("--mode: '%s' is not an octal number", val);
+		} else if (match_option(opt, "--rdev", &val)) {
+			ra.rdev = parse_rdev(val);
+		} else {
+			usage_error("raw-create: unknown option '%s'", opt);
+		}
+	}
+	return raw_ioctl(args->pos[0], &ra);
+}
+
+static int cmd_raw_op(const struct cmd_args *args)
+{
+	struct raw_args ra = { .op = (__u32)parse_u64(args->pos[1]) };
+	const char *val;
+	int i;
+
+	for (i = 0; i < args->nopts; i++) {
+		if (match_option(args->opts[i], "--flags", &val))
+			ra.flags = (__u32)parse_u64(val);
+		else if (match_option(args->opts[i], "--reserved", &val))
+			ra.reserved[0] = parse_u64(val);
+		else
+			usage_error("raw-op: unknown option '%s'", args->opts[i]);
+	}
+	return raw_ioctl(args->pos[0], &ra);
 }
 
 /* Little-endian fields of on-disk btrfs items, which need not be aligned. */
@@ -1257,18 +1415,6 @@ static void fill_pattern(__u8 *buf, size_t len, __u64 seed, __u64 off)
 
 		memcpy(buf + i, &w, len - i < 8 ? len - i : 8);
 	}
-}
-
-static __u64 parse_u64(const char *str)
-{
-	char *end;
-	unsigned long long val;
-
-	errno = 0;
-	val = strtoull(str, &end, 0);
-	if (errno || end == str || *end || str[0] == '-')
-		usage_error("'%s' is not a number", str);
-	return (__u64)val;
 }
 
 #define IO_CHUNK	65536
@@ -1768,6 +1914,9 @@ static const struct command {
 	{ "dedupe", cmd_dedupe, 2, false },
 	{ "punch", cmd_punch, 3, false },
 	{ "send-raw", cmd_send_raw, 3, false },
+	{ "raw-set-context", cmd_raw_set_context, 2, false },
+	{ "raw-create", cmd_raw_create, 3, true },
+	{ "raw-op", cmd_raw_op, 2, true },
 	{ "extents", cmd_extents, 1, true },
 	{ "chunks", cmd_chunks, 1, false },
 	{ "rename2", cmd_rename2, 3, false },
