@@ -31,7 +31,7 @@
 #define __noreturn	__attribute__((noreturn))
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define MAX_POSITIONAL	4
+#define MAX_POSITIONAL	5
 #define MAX_OPTIONS	8
 
 static const char *progname = "fscrypt-ioctl";
@@ -140,6 +140,11 @@ static const char usage_text[] =
 	"  encoded-write FILE OFFSET IN META\n"
 	"                           (btrfs, as root: BTRFS_IOC_ENCODED_WRITE of\n"
 	"                           IN's bytes at OFFSET with the metadata META)\n"
+	"  raw-write DIR FILE OFFSET IN META\n"
+	"                           (btrfs, as root: BTRFS_IOC_FSCRYPT_RAW WRITE\n"
+	"                           on DIR: the encoded write of encoded-write to\n"
+	"                           the encrypted FILE, opened O_PATH: no key\n"
+	"                           needed)\n"
 	"  help\n"
 	"\n"
 	"KEYSPEC is a 32-hex-digit v2 key identifier or a 16-hex-digit v1 descriptor.\n"
@@ -892,13 +897,15 @@ struct raw_args {
 	__u64 data_len;
 	__u64 mode;
 	__u64 rdev;		/* new_encode_dev() */
-	__u64 reserved[12];	/* must be 0 */
+	__s64 target_fd;	/* WRITE: the file, O_PATH will do */
+	__u64 reserved[11];	/* must be 0 */
 };
 _Static_assert(sizeof(struct raw_args) == 168, "struct btrfs_ioctl_fscrypt_raw_args");
 
 #define RAW_IOC		_IOW(BTRFS_IOCTL_MAGIC, 80, struct raw_args)
 #define RAW_SET_CONTEXT	1
 #define RAW_CREATE	2
+#define RAW_WRITE	3
 #define RAW_PTR(buf)	((__u64)(uintptr_t)(buf))
 
 /* Room beyond the kernel's limits, for the probes of those limits. */
@@ -1857,14 +1864,18 @@ static int parse_encoded_field(struct encoded_io_args *a, const char *name,
 	return 0;
 }
 
-static int cmd_encoded_write(const struct cmd_args *args)
+/*
+ * The encoded write of IN's bytes with the metadata META into @a and @iov
+ * (its data in encoded_buf), the arguments of encoded-write and raw-write.
+ */
+static int load_encoded_write(struct encoded_io_args *a, struct iovec *iov,
+			      const char *offset, const char *in_path, const char *meta_arg)
 {
-	struct encoded_io_args a = { .offset = (__s64)parse_offset(args->pos[1]) };
-	struct iovec iov = { .iov_base = encoded_buf };
-	char *meta = strdup(args->pos[3]), *field, *save = NULL;
-	int in, ret;
+	char *meta = strdup(meta_arg), *field, *save = NULL;
+	int in;
 	ssize_t n;
 
+	a->offset = (__s64)parse_offset(offset);
 	if (!meta)
 		return report_syscall_error("strdup", "META", errno);
 	for (field = strtok_r(meta, " ", &save); field; field = strtok_r(NULL, " ", &save)) {
@@ -1873,22 +1884,68 @@ static int cmd_encoded_write(const struct cmd_args *args)
 		if (!eq)
 			usage_error("META: '%s' is not name=value", field);
 		*eq = '\0';
-		if (parse_encoded_field(&a, field, eq + 1))
+		if (parse_encoded_field(a, field, eq + 1))
 			usage_error("META: unknown field '%s'", field);
 	}
 	free(meta);
-	in = open(args->pos[2], O_RDONLY | O_CLOEXEC);
+	in = open(in_path, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
-		return report_syscall_error("open", args->pos[2], errno);
+		return report_syscall_error("open", in_path, errno);
 	n = read(in, encoded_buf, sizeof(encoded_buf));
 	close(in);
 	if (n < 0)
-		return report_syscall_error("read", args->pos[2], errno);
-	iov.iov_len = n;
+		return report_syscall_error("read", in_path, errno);
+	iov->iov_base = encoded_buf;
+	iov->iov_len = n;
+	a->iov = iov;
+	a->iovcnt = 1;
+	return 0;
+}
+
+static int cmd_encoded_write(const struct cmd_args *args)
+{
+	struct encoded_io_args a = { 0 };
+	struct iovec iov;
+	int ret;
+
+	if (load_encoded_write(&a, &iov, args->pos[1], args->pos[2], args->pos[3]))
+		return 1;
 	ret = encoded_ioctl(args->pos[0], O_WRONLY, BTRFS_IOC_ENCODED_WRITE,
 			    "BTRFS_IOC_ENCODED_WRITE", &a, &iov);
 	if (ret < 0)
 		return 1;
+	printf("written %d\n", ret);
+	return 0;
+}
+
+/* BTRFS_FSCRYPT_RAW_WRITE: encoded-write to a file opened O_PATH */
+static int cmd_raw_write(const struct cmd_args *args)
+{
+	struct raw_args ra = { .op = RAW_WRITE };
+	struct encoded_io_args a = { 0 };
+	struct iovec iov;
+	int fd, target, ret, err;
+
+	if (load_encoded_write(&a, &iov, args->pos[2], args->pos[3], args->pos[4]))
+		return 1;
+	ra.data = RAW_PTR(&a);
+	ra.data_len = sizeof(a);
+	target = open(args->pos[1], O_PATH | O_CLOEXEC);
+	if (target < 0)
+		return report_syscall_error("open O_PATH", args->pos[1], errno);
+	ra.target_fd = target;
+	fd = open(args->pos[0], O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		close(target);
+		return report_syscall_error("open", args->pos[0], err);
+	}
+	ret = ioctl(fd, RAW_IOC, &ra);
+	err = errno;
+	close(fd);
+	close(target);
+	if (ret < 0)
+		return report_syscall_error("BTRFS_IOC_FSCRYPT_RAW", args->pos[0], err);
 	printf("written %d\n", ret);
 	return 0;
 }
@@ -1917,6 +1974,7 @@ static const struct command {
 	{ "raw-set-context", cmd_raw_set_context, 2, false },
 	{ "raw-create", cmd_raw_create, 3, true },
 	{ "raw-op", cmd_raw_op, 2, true },
+	{ "raw-write", cmd_raw_write, 5, false },
 	{ "extents", cmd_extents, 1, true },
 	{ "chunks", cmd_chunks, 1, false },
 	{ "rename2", cmd_rename2, 3, false },

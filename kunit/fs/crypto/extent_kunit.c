@@ -20,6 +20,7 @@
  */
 
 #include <kunit/test.h>
+#include <asm/unaligned.h>
 #include <crypto/sha2.h>
 #include <crypto/skcipher.h>
 #include <linux/bio.h>
@@ -1040,6 +1041,15 @@ static void kt_make_context(u8 *ctx, u8 mode, u8 flags, const u8 *key_id,
 	memcpy(&ctx[3 + FSCRYPT_KEY_IDENTIFIER_SIZE], nonce, 16);
 }
 
+/* kt_make_context() as version 2, whose IVs start at data unit @first_du */
+static void kt_make_context_v2(u8 *ctx, u8 mode, u8 flags, const u8 *key_id,
+			       const u8 *nonce, u32 first_du)
+{
+	kt_make_context(ctx, mode, flags, key_id, nonce);
+	ctx[0] = FSCRYPT_EXTENT_CONTEXT_V2;
+	put_unaligned_le32(first_du, &ctx[FSCRYPT_EXTENT_CONTEXT_V1_SIZE]);
+}
+
 static struct fscrypt_extent_info *kt_load(struct kunit *test,
 					   struct inode *inode, u8 mode,
 					   u8 flags, const u8 *nonce)
@@ -1268,6 +1278,94 @@ static void test_load_refused(struct kunit *test)
 	fscrypt_destroy_keyring(sb);
 }
 
+/*
+ * A version 2 context says that the extent's IVs start at data unit F: it is
+ * the same key as version 1's, and its block i is the known answer of block
+ * F + i of the extent it was cut from.  It is written back as the same 39
+ * bytes.  Version 2 with F = 0, and the sizes of the other version, are not
+ * valid.
+ */
+static void test_first_data_unit(struct kunit *test)
+{
+	const u8 mode = FSCRYPT_MODE_AES_256_XTS;
+	struct super_block *sb = kt_sb(test, &kt_keyed_cop);
+	struct fscrypt_master_key *mk = kt_add_master_key(test, sb);
+	struct inode *inode = kt_unlocked_file(test, sb, mode, 0);
+	const u8 *id = kat_master_key_identifier;
+	struct fscrypt_extent_tfm_pool *pool;
+	struct fscrypt_extent_info *ei, *whole;
+	union fscrypt_iv iv, want;
+	u8 ctx[FSCRYPT_EXTENT_CONTEXT_MAX_SIZE];
+	u8 buf[FSCRYPT_EXTENT_CONTEXT_MAX_SIZE];
+
+	KUNIT_ASSERT_NOT_NULL(test, inode->i_crypt_info);
+	kt_make_context_v2(ctx, mode, 0, id, kt_nonce_na, 3);
+	KUNIT_EXPECT_TRUE(test, fscrypt_extent_context_valid(ctx, 39));
+	KUNIT_EXPECT_FALSE(test, fscrypt_extent_context_valid(ctx, 35));
+	KUNIT_EXPECT_FALSE(test, fscrypt_extent_context_valid(ctx, 40));
+	ei = fscrypt_load_extent_info(inode, ctx, 39);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(ei), "error %ld", PTR_ERR(ei));
+	KUNIT_EXPECT_EQ(test, ei->first_du, 3U);
+	KT_EXPECT_BYTES(test, ei->raw_key, kat_extent_key_na, 64);
+	KUNIT_ASSERT_EQ(test, fscrypt_initialize(0), 0);
+	kt_check_block(test, ei, 2, kat_xts_ct_head, kat_xts_ct_sha256);
+
+	whole = kt_load(test, inode, mode, 0, kt_nonce_na);
+	KUNIT_EXPECT_EQ(test, whole->first_du, 0U);
+	fscrypt_generate_extent_iv(&iv, 2, ei);
+	fscrypt_generate_extent_iv(&want, 5, whole);
+	KT_EXPECT_BYTES(test, iv.raw, want.raw, ei->mode->ivsize);
+	KUNIT_EXPECT_EQ(test, fscrypt_extent_info_to_context(ei, 0, buf),
+			(size_t)FSCRYPT_EXTENT_CONTEXT_V2_SIZE);
+	KT_EXPECT_BYTES(test, buf, ctx, FSCRYPT_EXTENT_CONTEXT_V2_SIZE);
+	KUNIT_EXPECT_EQ(test, fscrypt_extent_info_to_context(whole, 0, buf),
+			(size_t)FSCRYPT_EXTENT_CONTEXT_V1_SIZE);
+	KUNIT_EXPECT_EQ(test, buf[0], FSCRYPT_EXTENT_CONTEXT_V1);
+
+	/* A part cut from either starts where it was in the whole */
+	memset(buf, 0, sizeof(buf));
+	KUNIT_EXPECT_EQ(test, fscrypt_set_extent_part_context(inode, whole, 3,
+							      buf), 0);
+	KT_EXPECT_BYTES(test, buf, ctx, FSCRYPT_EXTENT_CONTEXT_V2_SIZE);
+	kt_make_context_v2(ctx, mode, 0, id, kt_nonce_na, 3 + 32);
+	KUNIT_EXPECT_EQ(test, fscrypt_set_extent_part_context(inode, ei, 32,
+							      buf), 0);
+	KT_EXPECT_BYTES(test, buf, ctx, FSCRYPT_EXTENT_CONTEXT_V2_SIZE);
+	KUNIT_EXPECT_EQ(test, fscrypt_set_extent_part_context(inode, ei,
+							      U32_MAX - 3,
+							      buf), 0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_le32(&buf[35]), U32_MAX);
+	KUNIT_EXPECT_EQ(test, fscrypt_set_extent_part_context(inode, ei,
+							      U32_MAX - 2,
+							      buf), -EOVERFLOW);
+	fscrypt_put_extent_info(whole);
+	fscrypt_put_extent_info(ei);
+
+	/* Version 2 that starts at 0, or version 1 of 39 bytes */
+	kt_make_context_v2(ctx, mode, 0, id, kt_nonce_na, 0);
+	KUNIT_EXPECT_FALSE(test, fscrypt_extent_context_valid(ctx, 39));
+	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_load_extent_info(inode, ctx, 39)),
+			-EUCLEAN);
+	kt_make_context_v2(ctx, mode, 0, id, kt_nonce_na, 3);
+	ctx[0] = FSCRYPT_EXTENT_CONTEXT_V1;
+	KUNIT_EXPECT_FALSE(test, fscrypt_extent_context_valid(ctx, 39));
+
+	/* DIRECT_KEY: the nonce stays in the IV, the index moves by F */
+	pool = kt_pool(test, FSCRYPT_MODE_ADIANTUM);
+	ei = kt_extent_info(test, sb, FSCRYPT_MODE_ADIANTUM,
+			    FSCRYPT_POLICY_FLAG_DIRECT_KEY, kt_nonce_nb);
+	ei->first_du = 4;
+	kt_set_key(ei, pool, kat_direct_key_adiantum);
+	kt_check_block(test, ei, 3, kat_adiantum_ct_head,
+		       kat_adiantum_ct_sha256);
+	fscrypt_put_extent_info(ei);
+	fscrypt_destroy_extent_tfm_pool(pool);
+
+	fscrypt_put_encryption_info(inode);
+	fscrypt_put_master_key(mk);
+	fscrypt_destroy_keyring(sb);
+}
+
 /* The error of importing @ctx, or 0 (and the extent info put) on success */
 static long kt_import_err(struct inode *inode, const u8 *ctx, size_t len)
 {
@@ -1294,7 +1392,7 @@ static void test_import(struct kunit *test)
 	struct inode *locked = kt_inode(test, sb, S_IFREG, true);
 	const u8 *id = kat_master_key_identifier;
 	struct fscrypt_extent_info *loaded, *imported;
-	u8 ctx[36];
+	u8 ctx[FSCRYPT_EXTENT_CONTEXT_MAX_SIZE];
 
 	kt_make_context(ctx, mode, 0, id, kt_nonce_na);
 	loaded = kt_load(test, inode, mode, 0, kt_nonce_na);
@@ -1309,6 +1407,17 @@ static void test_import(struct kunit *test)
 	kt_check_roundtrip(test, imported);
 	fscrypt_put_extent_info(imported);
 	fscrypt_put_extent_info(loaded);
+
+	/* A part of another extent: its IVs start where the context says */
+	kt_make_context_v2(ctx, mode, 0, id, kt_nonce_na, 9);
+	imported = fscrypt_import_extent_info(inode, ctx, 39);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(imported), "error %ld",
+			       PTR_ERR(imported));
+	KUNIT_EXPECT_EQ(test, imported->first_du, 9U);
+	fscrypt_put_extent_info(imported);
+	kt_make_context_v2(ctx, mode, 0, id, kt_nonce_na, 0);
+	KUNIT_EXPECT_EQ(test, kt_import_err(inode, ctx, 39), -EINVAL);
+	kt_make_context(ctx, mode, 0, id, kt_nonce_na);
 
 	ctx[35] = 0;
 	KUNIT_EXPECT_EQ(test, kt_import_err(inode, ctx, 34),
@@ -1415,7 +1524,7 @@ static void test_extent_context(struct kunit *test)
 	size_t len;
 
 	ei = kt_extent_info(test, sb, mode, 0, kt_nonce_nb);
-	len = fscrypt_extent_info_to_context(ei, buf);
+	len = fscrypt_extent_info_to_context(ei, 0, buf);
 	fscrypt_put_extent_info(ei);
 	ctx = (struct fscrypt_extent_context *)buf;
 
@@ -1726,6 +1835,7 @@ static void test_check_raw_context_refusals(struct kunit *test)
  */
 static void test_check_extent_context(struct kunit *test)
 {
+	const size_t v1 = FSCRYPT_EXTENT_CONTEXT_V1_SIZE;
 	struct fscrypt_context_v2 *stored;
 	struct fscrypt_extent_context ectx = {
 		.version = FSCRYPT_EXTENT_CONTEXT_V1,
@@ -1751,50 +1861,61 @@ static void test_check_extent_context(struct kunit *test)
 		if (pass)
 			kt_unlock(test, file);
 		KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(file, &ectx,
-								   sizeof(ectx)),
+								   v1),
 				0);
 		KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(file, &ectx,
-								   sizeof(ectx) - 1),
+								   v1 - 1),
 				-EINVAL);
 
 		bad = ectx;
 		bad.version ^= 0x03;
 		KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(file, &bad,
-								   sizeof(bad)),
+								   v1),
 				-EINVAL);
 		bad = ectx;
 		bad.contents_encryption_mode = FSCRYPT_MODE_ADIANTUM;
 		KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(file, &bad,
-								   sizeof(bad)),
+								   v1),
 				-EINVAL);
 		bad = ectx;
 		bad.flags = FSCRYPT_POLICY_FLAG_DIRECT_KEY;
 		KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(file, &bad,
-								   sizeof(bad)),
+								   v1),
 				-EINVAL);
 		bad = ectx;
 		bad.master_key_identifier[0] ^= 0x01;
+		KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(file, &bad,
+								   v1),
+				-EINVAL);
+		/* A part of another extent, with where its IVs start */
+		bad = ectx;
+		bad.version = FSCRYPT_EXTENT_CONTEXT_V2;
+		bad.first_du = cpu_to_le32(33);
+		KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(file, &bad,
+								   sizeof(bad)),
+				0);
+		bad.first_du = 0;
 		KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(file, &bad,
 								   sizeof(bad)),
 				-EINVAL);
 		bad = ectx;
 		bad.nonce[15] ^= 0x01;
 		KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(file, &bad,
-								   sizeof(bad)),
+								   v1),
 				0);
 	}
 	/* Only encrypted regular files have extents with contexts */
 	KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(dir, &ectx,
-							   sizeof(ectx)),
+							   v1),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(plain, &ectx,
-							   sizeof(ectx)),
+							   v1),
 			-EINVAL);
 	/* ... on a filesystem that encrypts per extent */
 	inode_fs_file = kt_inode(test, kt_sb(test, &kt_inode_cop), S_IFREG,
 				 true);
 	KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(inode_fs_file, &ectx,
-							   sizeof(ectx)),
+							   v1),
 			-EINVAL);
 	/* ... with a policy supported for extents */
 	stored = kunit_kzalloc(test, sizeof(*stored), GFP_KERNEL);
@@ -1803,7 +1924,48 @@ static void test_check_extent_context(struct kunit *test)
 	stored->flags = FSCRYPT_POLICY_FLAG_IV_INO_LBLK_64;
 	file = kt_keyless_inode(test, S_IFREG, stored);
 	KUNIT_EXPECT_EQ(test, fscrypt_check_extent_context(file, &ectx,
-							   sizeof(ectx)),
+							   v1),
+			-EINVAL);
+}
+
+/*
+ * An extent info made without the key from a given context gives the
+ * context back as it came, and has no key to en- or decrypt with.
+ */
+static void test_nokey_extent_info(struct kunit *test)
+{
+	struct fscrypt_extent_context ectx = {
+		.version = FSCRYPT_EXTENT_CONTEXT_V2,
+		.contents_encryption_mode = FSCRYPT_MODE_AES_256_XTS,
+		.first_du = cpu_to_le32(33),
+	};
+	u8 buf[FSCRYPT_EXTENT_CONTEXT_MAX_SIZE];
+	struct fscrypt_context_v2 *stored;
+	struct fscrypt_extent_info *ei;
+	struct inode *file;
+
+	stored = kunit_kzalloc(test, sizeof(*stored), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, stored);
+	kt_v2_context(stored, kt_nonce_na);
+	file = kt_keyless_inode(test, S_IFREG, stored);
+	memcpy(ectx.master_key_identifier, kt_key_id,
+	       FSCRYPT_KEY_IDENTIFIER_SIZE);
+	memcpy(ectx.nonce, kt_nonce_nc, FSCRYPT_EXTENT_NONCE_SIZE);
+
+	ei = fscrypt_nokey_extent_info(file, &ectx, sizeof(ectx));
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(ei), "error %ld", PTR_ERR(ei));
+	KUNIT_EXPECT_NULL(test, ei->pool);
+	KUNIT_EXPECT_EQ(test, ei->key_id, 0ULL);
+	KUNIT_EXPECT_EQ(test, ei->first_du, 33U);
+	KUNIT_EXPECT_EQ(test, fscrypt_extent_info_to_context(ei, 0, buf),
+			sizeof(ectx));
+	KT_EXPECT_BYTES(test, buf, (const u8 *)&ectx, sizeof(ectx));
+	fscrypt_put_extent_info(ei);
+
+	/* Checked as fscrypt_check_extent_context() checks it */
+	ectx.master_key_identifier[0] ^= 0x01;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_nokey_extent_info(file, &ectx,
+								sizeof(ectx))),
 			-EINVAL);
 }
 
@@ -1822,6 +1984,7 @@ static struct kunit_case fscrypt_extent_test_cases[] = {
 	KUNIT_CASE(test_key_lifetime_direct_key),
 	KUNIT_CASE(test_pool_lru),
 	KUNIT_CASE(test_load_refused),
+	KUNIT_CASE(test_first_data_unit),
 	KUNIT_CASE(test_import),
 	KUNIT_CASE(test_fname_iv_differs_from_extent_ivs),
 	KUNIT_CASE(test_extent_context),
@@ -1831,6 +1994,7 @@ static struct kunit_case fscrypt_extent_test_cases[] = {
 	KUNIT_CASE_PARAM(test_check_raw_context, kt_raw_ctx_gen_params),
 	KUNIT_CASE(test_check_raw_context_refusals),
 	KUNIT_CASE(test_check_extent_context),
+	KUNIT_CASE(test_nokey_extent_info),
 	{}
 };
 

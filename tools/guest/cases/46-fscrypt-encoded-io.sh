@@ -6,8 +6,10 @@
 # policy, that ciphertext and context read back, with the key, as the
 # plaintext, from the page cache, from disk and after a remount; with
 # compression the compressed ciphertext does the same. An encrypted extent
-# is moved whole (its IVs count from its start), so only extents of up to
-# 128 KiB are (EOPNOTSUPP and a message for a larger one). Refused with
+# is moved whole (its IVs count from its start) if it has up to 128 KiB,
+# and a larger one in parts of 128 KiB, each with a version 2 context that
+# says where its IVs start: written back, the parts read as the plaintext,
+# and btrfs check and dump-tree of the progs series know them. Refused with
 # EINVAL and a kernel message: a context of another key, a changed context,
 # ciphertext for an unencrypted file and unencrypted data for an encrypted
 # one; EINVAL for another data unit size. Unencrypted files keep their
@@ -115,10 +117,51 @@ read_bytes "$REF/src" 204800 57344 >/tmp/part.want
 cmp /tmp/part.want /tmp/part.got || fail "part does not read back"
 [ "$(read_bytes "$enc/part" 0 204800 | tr -d '\0' | wc -c)" = 0 ] || fail "part: the hole is not zeroes"
 
-step "an extent of more than 128 KiB is not read encoded"
-dmesg_mark
-expect_errno EOPNOTSUPP encoded-read "$enc/big" 4096 /tmp/ctbig
-expect_kmsg "more than the 131072 that encoded I/O moves whole"
+step "an extent of more than 128 KiB: read in parts of 128 KiB, each with where its IVs start"
+# part_ctx CTX N: the version 2 context of the part of CTX's extent that
+# begins at its data unit N (little-endian 32-bit index after version 1)
+part_ctx() {
+	printf '02%s%02x%02x%02x%02x' "${1#01}" $(($2 & 255)) $((($2 >> 8) & 255)) \
+		$((($2 >> 16) & 255)) $((($2 >> 24) & 255))
+}
+fscrypt-ioctl extents "$enc/big" | awk '$2 == "reg"' >/tmp/bigext
+[ "$(wc -l </tmp/bigext)" = 1 ] || fail "enc/big is not one extent"
+read -r _ _ _ big_len _ _ big_phys _ big_ctx </tmp/bigext
+[ "$big_len" = 1048576 ] || fail "enc/big's extent has $big_len bytes"
+touch "$enc/bigcopy"
+k=0
+while [ $k -lt 8 ]; do
+	off=$((k * 131072))
+	eread "$enc/big" "$off" "/tmp/ctbig$k"
+	want=$big_ctx
+	[ $k = 0 ] || want=$(part_ctx "$big_ctx" $((k * 32)))
+	[ "$(meta_field "$META" context)" = "$want" ] ||
+		fail "part $k: context $(meta_field "$META" context), expected $want"
+	[ "$(meta_field "$META" bytes)" = 131072 ] &&
+		[ "$(meta_field "$META" unencoded_len)" = 131072 ] &&
+		[ "$(meta_field "$META" unencoded_offset)" = 0 ] || fail "part $k: its sizes"
+	read_bytes "$DISK1" $((big_phys + off)) 131072 >/tmp/devbig
+	cmp /tmp/devbig "/tmp/ctbig$k" || fail "part $k: not the bytes on the device"
+	fscrypt-ioctl encoded-write "$enc/bigcopy" "$off" "/tmp/ctbig$k" "$META" ||
+		fail "encoded write of part $k"
+	echo "$want" >>/tmp/bigcopy.want
+	k=$((k + 1))
+done
+eread "$enc/big" $((3 * 131072 + 5000)) /tmp/ctbigmid
+cmp /tmp/ctbigmid /tmp/ctbig3 || fail "a read inside part 3 does not return part 3"
+[ "$(meta_field "$META" unencoded_offset)" = 5000 ] &&
+	[ "$(meta_field "$META" len)" = $((131072 - 5000)) ] || fail "a read inside part 3: offset or len"
+cmp "$REF/big" "$enc/bigcopy" || fail "bigcopy does not read back (page cache)"
+sync
+drop_caches
+cmp "$REF/big" "$enc/bigcopy" || fail "bigcopy does not read back (from disk)"
+fscrypt-ioctl extents "$enc/bigcopy" | awk '$2 == "reg" { print $9 }' >/tmp/bigcopy.ctx
+cmp /tmp/bigcopy.want /tmp/bigcopy.ctx || fail "bigcopy's extents do not carry the parts' contexts"
+eread "$enc/bigcopy" $((5 * 131072)) /tmp/ctcopy5
+cmp /tmp/ctcopy5 /tmp/ctbig5 || fail "bigcopy's part 5 does not read back as the same ciphertext"
+[ "$(meta_field "$META" context)" = "$(part_ctx "$big_ctx" 160)" ] ||
+	fail "bigcopy's part 5 does not read back with its context"
+echo "ok: 8 parts of 128 KiB, 7 with version 2 contexts, read back as plaintext"
 
 step "refused: contexts that are not the file's, data of the wrong kind"
 meta=$(cat /tmp/meta0)
@@ -191,3 +234,15 @@ e2e_remove_key
 for f in "$enc"/*; do [ -f "$f" ] && break; done
 expect_enokey fscrypt-ioctl encoded-read "$f" 0 /tmp/nokey
 e2e_umount
+
+step "the progs series knows version 2 extent contexts"
+for mode in original lowmem; do
+	btrfs check --mode=$mode "$DISK1" >/tmp/check.out 2>&1 ||
+		{ cat /tmp/check.out; fail "btrfs check --mode=$mode"; }
+done
+btrfs inspect-internal dump-tree -t 5 "$DISK1" >/tmp/dump
+grep -c 'extent context first data unit' /tmp/dump >/tmp/ndu || true
+[ "$(cat /tmp/ndu)" = 7 ] || fail "dump-tree shows $(cat /tmp/ndu) first data units, expected bigcopy's 7"
+for n in 32 64 96 128 160 192 224; do
+	grep -q "extent context first data unit $n\$" /tmp/dump || fail "dump-tree: no first data unit $n"
+done

@@ -116,6 +116,8 @@ struct fe_case {
 	/* Bytes of extent context after the item, and their version byte */
 	u32 ctx_size;
 	u8 ctx_version;
+	/* Version 2: where the IVs start, after the version 1 fields */
+	u32 ctx_first_du;
 	bool encrypt_feature;
 	int expect;
 };
@@ -135,6 +137,10 @@ struct fe_case {
 	.ctx_size = (size), .ctx_version = (version)
 #define ENCRYPTED FSCRYPT_CTX(FSCRYPT_EXTENT_CONTEXT_V1_SIZE,		\
 			      FSCRYPT_EXTENT_CONTEXT_V1), .encrypt_feature = true
+#define ENCRYPTED_V2(first_du)						\
+	FSCRYPT_CTX(FSCRYPT_EXTENT_CONTEXT_V2_SIZE,			\
+		    FSCRYPT_EXTENT_CONTEXT_V2),				\
+	.ctx_first_du = (first_du), .encrypt_feature = true
 
 __diag_push();
 __diag_ignore_all("-Woverride-init", "cases override fields of REG_16K");
@@ -196,6 +202,13 @@ static const struct fe_case fe_cases[] = {
 	{ "encrypted extent, unknown context version", REG_16K,
 	  FSCRYPT_CTX(FSCRYPT_EXTENT_CONTEXT_V1_SIZE, 2),
 	  .encrypt_feature = true, .expect = -EUCLEAN },
+	{ "encrypted extent, version 2 context", REG_16K, ENCRYPTED_V2(3),
+	  .expect = 0 },
+	{ "encrypted extent, version 2 context starting at data unit 0",
+	  REG_16K, ENCRYPTED_V2(0), .expect = -EUCLEAN },
+	{ "encrypted extent, version 1 context of version 2's size", REG_16K,
+	  ENCRYPTED_V2(3), .ctx_version = FSCRYPT_EXTENT_CONTEXT_V1,
+	  .expect = -EUCLEAN },
 	{ "encrypted extent, unknown encryption type", REG_16K, ENCRYPTED,
 	  .encryption = 2 | (FSCRYPT_EXTENT_CONTEXT_V1_SIZE <<
 			     BTRFS_ENCRYPTION_CTX_SIZE_SHIFT),
@@ -233,6 +246,9 @@ static const struct fe_case fe_cases[] = {
 	  .type = BTRFS_FILE_EXTENT_INLINE, .ram_bytes = 100,
 	  FSCRYPT_CTX(FSCRYPT_EXTENT_CONTEXT_V1_SIZE, 2),
 	  .encrypt_feature = true, .expect = -EUCLEAN },
+	{ "encrypted inline extent, version 2 context",
+	  .type = BTRFS_FILE_EXTENT_INLINE, .ram_bytes = 100, ENCRYPTED_V2(3),
+	  .expect = -EUCLEAN },
 };
 
 __diag_pop();
@@ -262,6 +278,22 @@ static u32 fe_item_size(const struct fe_case *c)
 	return size + c->size_delta;
 }
 
+/*
+ * A context starts with its version, and a version 2 one has its first data
+ * unit after the version 1 fields; the rest stays zero.
+ */
+static void fe_fill_ctx(struct extent_buffer *leaf, unsigned long ctx,
+			const struct fe_case *c)
+{
+	const __le32 first_du = cpu_to_le32(c->ctx_first_du);
+
+	write_extent_buffer(leaf, &c->ctx_version, ctx, 1);
+	if (c->ctx_size == FSCRYPT_EXTENT_CONTEXT_V2_SIZE)
+		write_extent_buffer(leaf, &first_du,
+				    ctx + FSCRYPT_EXTENT_CONTEXT_V1_SIZE,
+				    sizeof(first_du));
+}
+
 static void fe_fill(struct extent_buffer *leaf, unsigned long ptr,
 		    const struct fe_case *c)
 {
@@ -277,8 +309,7 @@ static void fe_fill(struct extent_buffer *leaf, unsigned long ptr,
 	btrfs_set_file_extent_type(leaf, fi, c->type);
 	/* An encrypted inline extent's context follows the inline header. */
 	if (c->type == BTRFS_FILE_EXTENT_INLINE && c->ctx_size)
-		write_extent_buffer(leaf, &c->ctx_version,
-				    btrfs_file_extent_inline_start(fi), 1);
+		fe_fill_ctx(leaf, btrfs_file_extent_inline_start(fi), c);
 	/* Inline data starts where disk_bytenr would be. */
 	if (c->type == BTRFS_FILE_EXTENT_INLINE || fe_item_size(c) < sizeof(*fi))
 		return;
@@ -286,10 +317,8 @@ static void fe_fill(struct extent_buffer *leaf, unsigned long ptr,
 	btrfs_set_file_extent_disk_num_bytes(leaf, fi, c->disk_num_bytes);
 	btrfs_set_file_extent_offset(leaf, fi, c->offset);
 	btrfs_set_file_extent_num_bytes(leaf, fi, c->num_bytes);
-	/* The context starts with its version; the rest stays zero. */
 	if (fe_item_size(c) > sizeof(*fi))
-		write_extent_buffer(leaf, &c->ctx_version,
-				    ptr + sizeof(*fi), 1);
+		fe_fill_ctx(leaf, ptr + sizeof(*fi), c);
 }
 
 static void fe_add(struct tc_leaf *t, u64 ino, const struct fe_case *c)
