@@ -1962,11 +1962,25 @@ static void test_nokey_extent_info(struct kunit *test)
 	KT_EXPECT_BYTES(test, buf, (const u8 *)&ectx, sizeof(ectx));
 	fscrypt_put_extent_info(ei);
 
+	/* Version 1: the 35 bytes without a first data unit */
+	ectx.version = FSCRYPT_EXTENT_CONTEXT_V1;
+	ei = fscrypt_nokey_extent_info(file, &ectx,
+				       FSCRYPT_EXTENT_CONTEXT_V1_SIZE);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(ei), "error %ld", PTR_ERR(ei));
+	KUNIT_EXPECT_EQ(test, ei->first_du, 0U);
+	KUNIT_EXPECT_EQ(test, fscrypt_extent_info_to_context(ei, 0, buf),
+			(size_t)FSCRYPT_EXTENT_CONTEXT_V1_SIZE);
+	KT_EXPECT_BYTES(test, buf, (const u8 *)&ectx,
+			FSCRYPT_EXTENT_CONTEXT_V1_SIZE);
+	fscrypt_put_extent_info(ei);
+
 	/* Checked as fscrypt_check_extent_context() checks it */
 	ectx.master_key_identifier[0] ^= 0x01;
-	KUNIT_EXPECT_EQ(test, PTR_ERR(fscrypt_nokey_extent_info(file, &ectx,
-								sizeof(ectx))),
-			-EINVAL);
+	ei = fscrypt_nokey_extent_info(file, &ectx,
+				       FSCRYPT_EXTENT_CONTEXT_V1_SIZE);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(ei), -EINVAL);
+	if (!IS_ERR(ei))
+		fscrypt_put_extent_info(ei);
 }
 
 static struct kunit_case fscrypt_extent_test_cases[] = {

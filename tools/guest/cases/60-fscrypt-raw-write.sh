@@ -12,7 +12,8 @@
 # key added the copies read as the source, their extents hold the parts'
 # ciphertext and contexts. With the key present, a raw write over cached
 # plaintext reads back right at once (no extent map without a key is left)
-# and after drop_caches, and a raw write followed by fsync is in the file;
+# and after drop_caches, a running executable is refused (ETXTBSY), and a
+# raw write followed by fsync is in the file;
 # a raw send carries the version 2 extent as version 1 and first data unit.
 . /lib/test.sh
 E2E_FS=btrfs
@@ -126,6 +127,17 @@ read_bytes "$enc/copy" 0 131072 >/tmp/got
 read_bytes "$REF/big" 393216 131072 | cmp - /tmp/got || fail "copy's first 128 KiB: not big's part 3 (page cache)"
 drop_caches
 read_bytes "$enc/copy" 0 131072 | cmp - /tmp/got || fail "copy's first 128 KiB: not big's part 3 (from disk)"
+# As an open for writing, a raw write refuses a running executable
+# (busybox runs the applet its name says).
+cp /bin/busybox "$enc/sleep"
+"$enc/sleep" 30 &
+bbpid=$!
+sleep 1
+kill -0 "$bbpid" || fail "the copy of busybox does not run"
+expect_errno ETXTBSY raw-write "$enc" "$enc/sleep" 0 /tmp/p3 "$(cat /tmp/m3)"
+kill "$bbpid"
+wait "$bbpid" || true
+cmp /bin/busybox "$enc/sleep" || fail "the running executable was written"
 touch "$enc/f2"
 fscrypt-ioctl raw-write "$enc" "$enc/f2" 131072 /tmp/p5 "$(cat /tmp/m5)" || fail "raw write into f2"
 exec 3<"$enc/f2"
