@@ -40,20 +40,20 @@ ino_zcopy=$(stat -c %i "$enc/zcopy")
 meta_field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
 step "with the key: the encoded parts of big and the compressed z"
-fscrypt-ioctl extents "$enc/big" | awk '$2 == "reg"' >/tmp/bigext
-[ "$(wc -l </tmp/bigext)" = 1 ] || fail "enc/big is not one extent"
+fscrypt-ioctl extents "$enc/big" | awk '$2 == "reg"' >/tmp/rw.bigext
+[ "$(wc -l </tmp/rw.bigext)" = 1 ] || fail "enc/big is not one extent"
 k=0
 while [ $k -lt 8 ]; do
-	fscrypt-ioctl encoded-read "$enc/big" $((k * 131072)) "/tmp/p$k" >"/tmp/m$k" ||
+	fscrypt-ioctl encoded-read "$enc/big" $((k * 131072)) "/tmp/rw.p$k" >"/tmp/rw.m$k" ||
 		fail "encoded read of part $k"
-	echo "$(meta_field "$(cat "/tmp/m$k")" context)" >>/tmp/parts.ctx
+	echo "$(meta_field "$(cat "/tmp/rw.m$k")" context)" >>/tmp/rw.parts.ctx
 	k=$((k + 1))
 done
-fscrypt-ioctl encoded-read "$enc/z" 0 /tmp/pz >/tmp/mz || fail "encoded read of z"
-[ "$(meta_field "$(cat /tmp/mz)" compression)" = 2 ] || fail "z is not zstd"
-cut -c1-2 /tmp/parts.ctx | tr '\n' ' '
+fscrypt-ioctl encoded-read "$enc/z" 0 /tmp/rw.pz >/tmp/rw.mz || fail "encoded read of z"
+[ "$(meta_field "$(cat /tmp/rw.mz)" compression)" = 2 ] || fail "z is not zstd"
+cut -c1-2 /tmp/rw.parts.ctx | tr '\n' ' '
 echo
-[ "$(cut -c1-2 /tmp/parts.ctx | sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')" = "01:1 02:7 " ] ||
+[ "$(cut -c1-2 /tmp/rw.parts.ctx | sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')" = "01:1 02:7 " ] ||
 	fail "the parts' contexts are not one version 1 and seven version 2"
 
 step "the key removed: raw writes into the empty files, by their no-key names"
@@ -65,22 +65,22 @@ echo "copy is $copy, zcopy is $zcopy"
 must_fail cat "$copy"
 dmesg_mark
 for k in 0 2 1 3 4 5 6 7; do
-	out=$(fscrypt-ioctl raw-write "$enc" "$copy" $((k * 131072)) "/tmp/p$k" "$(cat "/tmp/m$k")") ||
+	out=$(fscrypt-ioctl raw-write "$enc" "$copy" $((k * 131072)) "/tmp/rw.p$k" "$(cat "/tmp/rw.m$k")") ||
 		fail "raw write of part $k"
 	[ "$out" = "written 131072" ] || fail "raw write of part $k: $out"
 done
-fscrypt-ioctl raw-write "$enc" "$zcopy" 0 /tmp/pz "$(cat /tmp/mz)" || fail "raw write of z"
+fscrypt-ioctl raw-write "$enc" "$zcopy" 0 /tmp/rw.pz "$(cat /tmp/rw.mz)" || fail "raw write of z"
 [ "$(stat -c %s "$copy")" = 1048576 ] || fail "copy has $(stat -c %s "$copy") bytes"
 [ "$(stat -c %s "$zcopy")" = 131072 ] || fail "zcopy has $(stat -c %s "$zcopy") bytes"
 echo "ok: 8 parts and a compressed extent written without the key"
 
 step "refused without the key, and nothing changes"
-meta=$(cat /tmp/m1)
+meta=$(cat /tmp/rw.m1)
 mkdir -p /etc
 grep -q "^user:" /etc/passwd 2>/dev/null ||
 	echo 'user:x:1000:1000:user:/tmp:/bin/sh' >>/etc/passwd
-chmod 0644 /tmp/p1
-out=$(su -s /bin/sh user -c "fscrypt-ioctl --print-errno raw-write $enc $copy 0 /tmp/p1 '$meta'" 2>/dev/null) &&
+chmod 0644 /tmp/rw.p1
+out=$(su -s /bin/sh user -c "fscrypt-ioctl --print-errno raw-write $enc $copy 0 /tmp/rw.p1 '$meta'" 2>/dev/null) &&
 	fail "raw-write as uid 1000 succeeded"
 [ "$out" = EPERM ] || fail "raw-write as uid 1000: expected EPERM, got '$out'"
 echo "ok: uid 1000 gets EPERM"
@@ -88,14 +88,14 @@ ctx=$(meta_field "$meta" context)
 # The 4th byte is the first of the master key identifier.
 bad=$(echo "$ctx" | awk '{ b = substr($0, 7, 2); printf "%s%s%s", substr($0, 1, 6), (b == "00" ? "01" : "00"), substr($0, 9) }')
 dmesg_mark
-expect_errno EINVAL raw-write "$enc" "$copy" 0 /tmp/p1 "$(echo "$meta" | sed "s/context=$ctx/context=$bad/")"
+expect_errno EINVAL raw-write "$enc" "$copy" 0 /tmp/rw.p1 "$(echo "$meta" | sed "s/context=$ctx/context=$bad/")"
 expect_kmsg "Refusing an extent encryption context that is not of the file's policy"
-expect_errno EINVAL raw-write "$enc" "$copy" 0 /tmp/p1 \
+expect_errno EINVAL raw-write "$enc" "$copy" 0 /tmp/rw.p1 \
 	"$(echo "$meta" | sed 's/compression=0/compression=2/; s/encryption=1/encryption=0/; s/context=[0-9a-f]*/context=-/; s/data_unit=4096/data_unit=0/')"
-expect_errno EINVAL raw-write "$enc" "$copy" 0 /tmp/p1 "$(echo "$meta" | sed 's/data_unit=4096/data_unit=65536/')"
-expect_errno EINVAL raw-write "$enc" "$copy" 4097 /tmp/p1 "$meta"
-expect_errno EISDIR raw-write "$enc" "$enc" 0 /tmp/p1 "$meta"
-expect_errno EINVAL raw-write "$enc" "$MNT/plain/f" 0 /tmp/p1 "$meta"
+expect_errno EINVAL raw-write "$enc" "$copy" 0 /tmp/rw.p1 "$(echo "$meta" | sed 's/data_unit=4096/data_unit=65536/')"
+expect_errno EINVAL raw-write "$enc" "$copy" 4097 /tmp/rw.p1 "$meta"
+expect_errno EISDIR raw-write "$enc" "$enc" 0 /tmp/rw.p1 "$meta"
+expect_errno EINVAL raw-write "$enc" "$MNT/plain/f" 0 /tmp/rw.p1 "$meta"
 [ "$(stat -c %s "$copy")" = 1048576 ] && [ "$(stat -c %s "$MNT/plain/f")" = 0 ] ||
 	fail "a refused raw write changed a size"
 
@@ -103,30 +103,30 @@ step "btrfs check, then with the key: the copies read as the source"
 sync
 e2e_umount
 for mode in original lowmem; do
-	btrfs check --mode=$mode "$DISK1" >/tmp/check.out 2>&1 ||
-		{ cat /tmp/check.out; fail "btrfs check --mode=$mode"; }
+	btrfs check --mode=$mode "$DISK1" >/tmp/rw.check.out 2>&1 ||
+		{ cat /tmp/rw.check.out; fail "btrfs check --mode=$mode"; }
 done
 e2e_mount
 e2e_add_key
 cmp "$REF/big" "$enc/copy" || fail "copy does not read as big"
 cmp "$REF/z" "$enc/zcopy" || fail "zcopy does not read as z"
-fscrypt-ioctl extents "$enc/copy" | awk '$2 == "reg"' >/tmp/copyext
-awk '{ print $9 }' /tmp/copyext | cmp - /tmp/parts.ctx || fail "copy's extents do not carry the parts' contexts"
+fscrypt-ioctl extents "$enc/copy" | awk '$2 == "reg"' >/tmp/rw.copyext
+awk '{ print $9 }' /tmp/rw.copyext | cmp - /tmp/rw.parts.ctx || fail "copy's extents do not carry the parts' contexts"
 k=0
 while read -r off _ _ disk_len _ _ phys _; do
 	[ "$off" = $((k * 131072)) ] && [ "$disk_len" = 131072 ] || fail "copy's extent $k at $off, $disk_len bytes"
-	read_bytes "$DISK1" "$phys" 131072 | cmp - "/tmp/p$k" || fail "copy's extent $k: not part $k's ciphertext"
+	read_bytes "$DISK1" "$phys" 131072 | cmp - "/tmp/rw.p$k" || fail "copy's extent $k: not part $k's ciphertext"
 	k=$((k + 1))
-done </tmp/copyext
+done </tmp/rw.copyext
 echo "ok: the copies' extents hold the parts' ciphertext and contexts"
 
 step "with the key present: a raw write over cached plaintext, and fsync"
 cat "$enc/copy" >/dev/null
-fscrypt-ioctl raw-write "$enc" "$enc/copy" 0 /tmp/p3 "$(cat /tmp/m3)" || fail "raw write with the key"
-read_bytes "$enc/copy" 0 131072 >/tmp/got
-read_bytes "$REF/big" 393216 131072 | cmp - /tmp/got || fail "copy's first 128 KiB: not big's part 3 (page cache)"
+fscrypt-ioctl raw-write "$enc" "$enc/copy" 0 /tmp/rw.p3 "$(cat /tmp/rw.m3)" || fail "raw write with the key"
+read_bytes "$enc/copy" 0 131072 >/tmp/rw.got
+read_bytes "$REF/big" 393216 131072 | cmp - /tmp/rw.got || fail "copy's first 128 KiB: not big's part 3 (page cache)"
 drop_caches
-read_bytes "$enc/copy" 0 131072 | cmp - /tmp/got || fail "copy's first 128 KiB: not big's part 3 (from disk)"
+read_bytes "$enc/copy" 0 131072 | cmp - /tmp/rw.got || fail "copy's first 128 KiB: not big's part 3 (from disk)"
 # As an open for writing, a raw write refuses a running executable
 # (busybox runs the applet its name says).
 cp /bin/busybox "$enc/sleep"
@@ -134,23 +134,23 @@ cp /bin/busybox "$enc/sleep"
 bbpid=$!
 sleep 1
 kill -0 "$bbpid" || fail "the copy of busybox does not run"
-expect_errno ETXTBSY raw-write "$enc" "$enc/sleep" 0 /tmp/p3 "$(cat /tmp/m3)"
+expect_errno ETXTBSY raw-write "$enc" "$enc/sleep" 0 /tmp/rw.p3 "$(cat /tmp/rw.m3)"
 kill "$bbpid"
 wait "$bbpid" || true
 cmp /bin/busybox "$enc/sleep" || fail "the running executable was written"
 touch "$enc/f2"
-fscrypt-ioctl raw-write "$enc" "$enc/f2" 131072 /tmp/p5 "$(cat /tmp/m5)" || fail "raw write into f2"
+fscrypt-ioctl raw-write "$enc" "$enc/f2" 131072 /tmp/rw.p5 "$(cat /tmp/rw.m5)" || fail "raw write into f2"
 exec 3<"$enc/f2"
 fscrypt-ioctl fsync-fd 3
 exec 3<&-
-read_bytes "$enc/f2" 131072 131072 >/tmp/got
-read_bytes "$REF/big" 655360 131072 | cmp - /tmp/got || fail "f2 does not hold big's part 5"
+read_bytes "$enc/f2" 131072 131072 >/tmp/rw.got
+read_bytes "$REF/big" 655360 131072 | cmp - /tmp/rw.got || fail "f2 does not hold big's part 5"
 [ "$(read_bytes "$enc/f2" 0 131072 | tr -d '\0' | wc -c)" = 0 ] || fail "f2's hole is not zeroes"
 
 step "raw send: a version 2 context goes as version 1 and its first data unit"
 btrfs subvolume snapshot -r "$MNT" "$MNT/snap" >/dev/null
-btrfs send --raw -f /tmp/raw.stream "$MNT/snap" || fail "send --raw"
-btrfs receive --dump -f /tmp/raw.stream | grep '^encoded_write ' | tr -d , >/tmp/ew
+btrfs send --raw -f /tmp/rw.raw.stream "$MNT/snap" || fail "send --raw"
+btrfs receive --dump -f /tmp/rw.raw.stream | grep '^encoded_write ' | tr -d , >/tmp/rw.ew
 field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 n=0
 while read -r l; do
@@ -158,7 +158,7 @@ while read -r l; do
 	[ ${#ctx} = 70 ] && [ "$(echo "$ctx" | cut -c1-2)" = 01 ] ||
 		fail "an extent context sent other than as version 1: $l"
 	[ "$(field "$l" offset)" = 0 ] && [ "$(field "$l" fscrypt_first_du)" = 96 ] && n=$((n + 1))
-done </tmp/ew
+done </tmp/rw.ew
 # Only copy, whose first extent holds big's part 3, has one at offset 0.
 [ $n = 1 ] || fail "$n pieces at offset 0 with first data unit 96, expected copy's"
 echo "ok: copy's version 2 extent sent with first data unit 96"
