@@ -98,6 +98,10 @@ mount_btrfs() {
 	mount -t btrfs ${3:+-o "$3"} "$1" "${2:-$MNT}"
 }
 
+# field LINE NAME: the value of NAME= in LINE, a line of space-separated
+# name=value fields (fscrypt-ioctl encoded-read's META, receive --dump).
+field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
 # Run fscrypt-ioctl and require that it fails with the errno named ERRNO.
 expect_errno() {
 	want=$1

@@ -39,9 +39,6 @@ cp "$REF/big" "$enc/big"
 sync
 dmesg_mark
 
-# meta_field META NAME: the value of NAME= in META (encoded-read's output).
-meta_field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
-
 # eread FILE OFFSET OUT: encoded read; its metadata in $META.
 eread() {
 	META=$(fscrypt-ioctl encoded-read "$1" "$2" "$3") || fail "encoded read of $1 at $2"
@@ -61,14 +58,14 @@ i=0
 while read -r off type bytenr disk_len ext_off len phys encryption ctx; do
 	[ "$type" = reg ] || fail "extent at $off is $type"
 	eread "$enc/src" "$off" "/tmp/ct$i"
-	[ "$(meta_field "$META" encryption)" = 1 ] || fail "extent $i: not read as encrypted"
-	[ "$(meta_field "$META" context)" = "$ctx" ] ||
-		fail "extent $i: context $(meta_field "$META" context), on disk $ctx"
-	[ "$(meta_field "$META" compression)" = 0 ] || fail "extent $i: compressed"
-	[ "$(meta_field "$META" unencoded_offset)" = 0 ] || fail "extent $i: unencoded_offset"
-	[ "$(meta_field "$META" data_unit)" = 4096 ] || fail "extent $i: data unit size"
-	[ "$(meta_field "$META" bytes)" = "$disk_len" ] ||
-		fail "extent $i: $(meta_field "$META" bytes) bytes, the extent has $disk_len"
+	[ "$(field "$META" encryption)" = 1 ] || fail "extent $i: not read as encrypted"
+	[ "$(field "$META" context)" = "$ctx" ] ||
+		fail "extent $i: context $(field "$META" context), on disk $ctx"
+	[ "$(field "$META" compression)" = 0 ] || fail "extent $i: compressed"
+	[ "$(field "$META" unencoded_offset)" = 0 ] || fail "extent $i: unencoded_offset"
+	[ "$(field "$META" data_unit)" = 4096 ] || fail "extent $i: data unit size"
+	[ "$(field "$META" bytes)" = "$disk_len" ] ||
+		fail "extent $i: $(field "$META" bytes) bytes, the extent has $disk_len"
 	read_bytes "$DISK1" "$phys" "$disk_len" >/tmp/dev$i
 	cmp "/tmp/ct$i" "/tmp/dev$i" || fail "extent $i: not the bytes on the device"
 	read_bytes "$REF/src" "$off" "$disk_len" >/tmp/pt$i
@@ -82,9 +79,9 @@ echo "ok: $i extents read as their ciphertext on the device"
 step "encoded read inside an extent: the whole extent, and where the read began"
 eread "$enc/src" 200000 /tmp/ctmid
 cmp /tmp/ctmid /tmp/ct1 || fail "a read at 200000 does not return the whole second extent"
-[ "$(meta_field "$META" unencoded_offset)" = $((200000 - 131072)) ] ||
+[ "$(field "$META" unencoded_offset)" = $((200000 - 131072)) ] ||
 	fail "unencoded_offset of a read at 200000"
-[ "$(meta_field "$META" len)" = $((262144 - 200000)) ] || fail "len of a read at 200000"
+[ "$(field "$META" len)" = $((262144 - 200000)) ] || fail "len of a read at 200000"
 
 step "encoded write of the ciphertext into another file of the policy"
 touch "$enc/copy"
@@ -135,11 +132,11 @@ while [ $k -lt 8 ]; do
 	eread "$enc/big" "$off" "/tmp/ctbig$k"
 	want=$big_ctx
 	[ $k = 0 ] || want=$(part_ctx "$big_ctx" $((k * 32)))
-	[ "$(meta_field "$META" context)" = "$want" ] ||
-		fail "part $k: context $(meta_field "$META" context), expected $want"
-	[ "$(meta_field "$META" bytes)" = 131072 ] &&
-		[ "$(meta_field "$META" unencoded_len)" = 131072 ] &&
-		[ "$(meta_field "$META" unencoded_offset)" = 0 ] || fail "part $k: its sizes"
+	[ "$(field "$META" context)" = "$want" ] ||
+		fail "part $k: context $(field "$META" context), expected $want"
+	[ "$(field "$META" bytes)" = 131072 ] &&
+		[ "$(field "$META" unencoded_len)" = 131072 ] &&
+		[ "$(field "$META" unencoded_offset)" = 0 ] || fail "part $k: its sizes"
 	read_bytes "$DISK1" $((big_phys + off)) 131072 >/tmp/devbig
 	cmp /tmp/devbig "/tmp/ctbig$k" || fail "part $k: not the bytes on the device"
 	fscrypt-ioctl encoded-write "$enc/bigcopy" "$off" "/tmp/ctbig$k" "$META" ||
@@ -149,8 +146,8 @@ while [ $k -lt 8 ]; do
 done
 eread "$enc/big" $((3 * 131072 + 5000)) /tmp/ctbigmid
 cmp /tmp/ctbigmid /tmp/ctbig3 || fail "a read inside part 3 does not return part 3"
-[ "$(meta_field "$META" unencoded_offset)" = 5000 ] &&
-	[ "$(meta_field "$META" len)" = $((131072 - 5000)) ] || fail "a read inside part 3: offset or len"
+[ "$(field "$META" unencoded_offset)" = 5000 ] &&
+	[ "$(field "$META" len)" = $((131072 - 5000)) ] || fail "a read inside part 3: offset or len"
 cmp "$REF/big" "$enc/bigcopy" || fail "bigcopy does not read back (page cache)"
 sync
 drop_caches
@@ -159,7 +156,7 @@ fscrypt-ioctl extents "$enc/bigcopy" | awk '$2 == "reg" { print $9 }' >/tmp/bigc
 cmp /tmp/bigcopy.want /tmp/bigcopy.ctx || fail "bigcopy's extents do not carry the parts' contexts"
 eread "$enc/bigcopy" $((5 * 131072)) /tmp/ctcopy5
 cmp /tmp/ctcopy5 /tmp/ctbig5 || fail "bigcopy's part 5 does not read back as the same ciphertext"
-[ "$(meta_field "$META" context)" = "$(part_ctx "$big_ctx" 160)" ] ||
+[ "$(field "$META" context)" = "$(part_ctx "$big_ctx" 160)" ] ||
 	fail "bigcopy's part 5 does not read back with its context"
 echo "ok: 8 parts of 128 KiB, 7 with version 2 contexts, read back as plaintext"
 
@@ -169,7 +166,7 @@ touch "$MNT/other/f" "$plain/f" "$enc/refused"
 dmesg_mark
 expect_errno EINVAL encoded-write "$MNT/other/f" 0 /tmp/ct0 "$meta"
 expect_kmsg "does not match the file's encryption policy"
-ctx=$(meta_field "$meta" context)
+ctx=$(field "$meta" context)
 # The 4th byte is the first of the master key identifier.
 bad=$(echo "$ctx" | awk '{ b = substr($0, 7, 2); printf "%s%s%s", substr($0, 1, 6), (b == "00" ? "01" : "00"), substr($0, 9) }')
 dmesg_mark
@@ -198,15 +195,15 @@ cp "$REF/z" "$enc/z"
 cp "$REF/z" "$plain/z"
 sync
 eread "$enc/z" 0 /tmp/ctz
-[ "$(meta_field "$META" compression)" = 2 ] || fail "enc/z: not zstd"
-[ "$(meta_field "$META" encryption)" = 1 ] || fail "enc/z: not encrypted"
+[ "$(field "$META" compression)" = 2 ] || fail "enc/z: not zstd"
+[ "$(field "$META" encryption)" = 1 ] || fail "enc/z: not encrypted"
 zmeta=$META
 touch "$enc/zcopy"
 fscrypt-ioctl encoded-write "$enc/zcopy" 0 /tmp/ctz "$zmeta"
 eread "$plain/z" 0 /tmp/ptz
-[ "$(meta_field "$META" encryption)" = 0 ] && [ "$(meta_field "$META" context)" = - ] ||
+[ "$(field "$META" encryption)" = 0 ] && [ "$(field "$META" context)" = - ] ||
 	fail "plain/z: read with encryption"
-[ "$(meta_field "$META" compression)" = 2 ] || fail "plain/z: not zstd"
+[ "$(field "$META" compression)" = 2 ] || fail "plain/z: not zstd"
 ! cmp -s /tmp/ctz /tmp/ptz || fail "the compressed ciphertext is the compressed plaintext"
 touch "$plain/zcopy"
 fscrypt-ioctl encoded-write "$plain/zcopy" 0 /tmp/ptz "$META"
@@ -219,7 +216,7 @@ mount -o remount,compress=no "$MNT"
 step "a hole of an encrypted file reads as unencrypted zeroes"
 truncate -s 1048576 "$enc/sparse"
 eread "$enc/sparse" 0 /tmp/hole
-[ "$(meta_field "$META" encryption)" = 0 ] || fail "a hole read as encrypted"
+[ "$(field "$META" encryption)" = 0 ] || fail "a hole read as encrypted"
 [ "$(tr -d '\0' </tmp/hole | wc -c)" = 0 ] || fail "a hole read as other than zeroes"
 no_csum_errors
 

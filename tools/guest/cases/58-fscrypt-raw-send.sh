@@ -91,9 +91,6 @@ raw_send_data() {
 		fail "btrfs send --raw $*: $(cat /tmp/send.err)"
 }
 
-# field DUMPLINE KEY: the value of KEY=... in a line of receive --dump.
-field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
-
 # no_plaintext STREAM: no marker name or symlink target in STREAM.
 no_plaintext() {
 	! grep -q -a -F -e "$name" -e "$target" "$1" ||

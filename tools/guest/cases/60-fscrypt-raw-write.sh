@@ -36,9 +36,6 @@ sync
 ino_copy=$(stat -c %i "$enc/copy")
 ino_zcopy=$(stat -c %i "$enc/zcopy")
 
-# meta_field META NAME: the value of NAME= in META (encoded-read's output).
-meta_field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
-
 step "with the key: the encoded parts of big and the compressed z"
 fscrypt-ioctl extents "$enc/big" | awk '$2 == "reg"' >/tmp/rw.bigext
 [ "$(wc -l </tmp/rw.bigext)" = 1 ] || fail "enc/big is not one extent"
@@ -46,11 +43,11 @@ k=0
 while [ $k -lt 8 ]; do
 	fscrypt-ioctl encoded-read "$enc/big" $((k * 131072)) "/tmp/rw.p$k" >"/tmp/rw.m$k" ||
 		fail "encoded read of part $k"
-	echo "$(meta_field "$(cat "/tmp/rw.m$k")" context)" >>/tmp/rw.parts.ctx
+	echo "$(field "$(cat "/tmp/rw.m$k")" context)" >>/tmp/rw.parts.ctx
 	k=$((k + 1))
 done
 fscrypt-ioctl encoded-read "$enc/z" 0 /tmp/rw.pz >/tmp/rw.mz || fail "encoded read of z"
-[ "$(meta_field "$(cat /tmp/rw.mz)" compression)" = 2 ] || fail "z is not zstd"
+[ "$(field "$(cat /tmp/rw.mz)" compression)" = 2 ] || fail "z is not zstd"
 cut -c1-2 /tmp/rw.parts.ctx | tr '\n' ' '
 echo
 [ "$(cut -c1-2 /tmp/rw.parts.ctx | sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')" = "01:1 02:7 " ] ||
@@ -84,7 +81,7 @@ out=$(su -s /bin/sh user -c "fscrypt-ioctl --print-errno raw-write $enc $copy 0 
 	fail "raw-write as uid 1000 succeeded"
 [ "$out" = EPERM ] || fail "raw-write as uid 1000: expected EPERM, got '$out'"
 echo "ok: uid 1000 gets EPERM"
-ctx=$(meta_field "$meta" context)
+ctx=$(field "$meta" context)
 # The 4th byte is the first of the master key identifier.
 bad=$(echo "$ctx" | awk '{ b = substr($0, 7, 2); printf "%s%s%s", substr($0, 1, 6), (b == "00" ? "01" : "00"), substr($0, 9) }')
 dmesg_mark
@@ -151,7 +148,6 @@ step "raw send: a version 2 context goes as version 1 and its first data unit"
 btrfs subvolume snapshot -r "$MNT" "$MNT/snap" >/dev/null
 btrfs send --raw -f /tmp/rw.raw.stream "$MNT/snap" || fail "send --raw"
 btrfs receive --dump -f /tmp/rw.raw.stream | grep '^encoded_write ' | tr -d , >/tmp/rw.ew
-field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 n=0
 while read -r l; do
 	ctx=$(field "$l" fscrypt_extent_context)
