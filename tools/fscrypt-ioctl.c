@@ -145,6 +145,18 @@ static const char usage_text[] =
 	"                           on DIR: the encoded write of encoded-write to\n"
 	"                           the encrypted FILE, opened O_PATH: no key\n"
 	"                           needed)\n"
+	"  raw-link DIR PATH NAMEHEX\n"
+	"  raw-rename DIR PATH NAMEHEX\n"
+	"                           (btrfs, as root: BTRFS_IOC_FSCRYPT_RAW LINK or\n"
+	"                           RENAME: link the inode at PATH, or move the\n"
+	"                           entry PATH, opened O_PATH, to the stored name\n"
+	"                           NAMEHEX in DIR: no key needed)\n"
+	"  raw-setsize DIR FILE SIZE\n"
+	"  raw-punch DIR FILE OFFSET LEN\n"
+	"                           (btrfs, as root: BTRFS_IOC_FSCRYPT_RAW SETSIZE\n"
+	"                           or PUNCH on DIR: set the size of the encrypted\n"
+	"                           FILE, opened O_PATH, or punch a hole in it: no\n"
+	"                           key needed)\n"
 	"  help\n"
 	"\n"
 	"KEYSPEC is a 32-hex-digit v2 key identifier or a 16-hex-digit v1 descriptor.\n"
@@ -897,8 +909,10 @@ struct raw_args {
 	__u64 data_len;
 	__u64 mode;
 	__u64 rdev;		/* new_encode_dev() */
-	__s64 target_fd;	/* WRITE: the file, O_PATH will do */
-	__u64 reserved[11];	/* must be 0 */
+	__s64 target_fd;	/* WRITE, LINK, RENAME, SETSIZE, PUNCH: O_PATH will do */
+	__u64 offset;		/* PUNCH */
+	__u64 len;		/* SETSIZE, PUNCH */
+	__u64 reserved[9];	/* must be 0 */
 };
 _Static_assert(sizeof(struct raw_args) == 168, "struct btrfs_ioctl_fscrypt_raw_args");
 
@@ -906,6 +920,10 @@ _Static_assert(sizeof(struct raw_args) == 168, "struct btrfs_ioctl_fscrypt_raw_a
 #define RAW_SET_CONTEXT	1
 #define RAW_CREATE	2
 #define RAW_WRITE	3
+#define RAW_LINK	4
+#define RAW_RENAME	5
+#define RAW_SETSIZE	6
+#define RAW_PUNCH	7
 #define RAW_PTR(buf)	((__u64)(uintptr_t)(buf))
 
 /* Room beyond the kernel's limits, for the probes of those limits. */
@@ -1950,6 +1968,60 @@ static int cmd_raw_write(const struct cmd_args *args)
 	return 0;
 }
 
+/*
+ * BTRFS_IOC_FSCRYPT_RAW on DIR with target_fd the entry PATH, opened O_PATH
+ * and O_NOFOLLOW: a symlink is itself the entry, as for rename(2).
+ */
+static int raw_on_path(const char *dir, const char *path, struct raw_args *ra)
+{
+	int target, ret;
+
+	target = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (target < 0)
+		return report_syscall_error("open O_PATH", path, errno);
+	ra->target_fd = target;
+	ret = raw_ioctl(dir, ra);
+	close(target);
+	return ret;
+}
+
+/* BTRFS_FSCRYPT_RAW_LINK or _RENAME of the entry PATH */
+static int raw_link_or_rename(const struct cmd_args *args, __u32 op)
+{
+	struct raw_args ra = { .op = op, .name = RAW_PTR(raw_name) };
+
+	ra.name_len = parse_hex_arg("NAMEHEX", args->pos[2], raw_name, sizeof(raw_name));
+	return raw_on_path(args->pos[0], args->pos[1], &ra);
+}
+
+static int cmd_raw_setsize(const struct cmd_args *args)
+{
+	struct raw_args ra = { .op = RAW_SETSIZE, .len = parse_u64(args->pos[2]) };
+
+	return raw_on_path(args->pos[0], args->pos[1], &ra);
+}
+
+static int cmd_raw_punch(const struct cmd_args *args)
+{
+	struct raw_args ra = {
+		.op = RAW_PUNCH,
+		.offset = parse_u64(args->pos[2]),
+		.len = parse_u64(args->pos[3]),
+	};
+
+	return raw_on_path(args->pos[0], args->pos[1], &ra);
+}
+
+static int cmd_raw_link(const struct cmd_args *args)
+{
+	return raw_link_or_rename(args, RAW_LINK);
+}
+
+static int cmd_raw_rename(const struct cmd_args *args)
+{
+	return raw_link_or_rename(args, RAW_RENAME);
+}
+
 static const struct command {
 	const char *name;
 	int (*fn)(const struct cmd_args *args);
@@ -1975,6 +2047,10 @@ static const struct command {
 	{ "raw-create", cmd_raw_create, 3, true },
 	{ "raw-op", cmd_raw_op, 2, true },
 	{ "raw-write", cmd_raw_write, 5, false },
+	{ "raw-link", cmd_raw_link, 3, false },
+	{ "raw-rename", cmd_raw_rename, 3, false },
+	{ "raw-setsize", cmd_raw_setsize, 3, false },
+	{ "raw-punch", cmd_raw_punch, 4, false },
 	{ "extents", cmd_extents, 1, true },
 	{ "chunks", cmd_chunks, 1, false },
 	{ "rename2", cmd_rename2, 3, false },

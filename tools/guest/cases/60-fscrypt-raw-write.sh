@@ -8,9 +8,16 @@
 # right; refused, with their errnos: a caller without CAP_SYS_ADMIN, a
 # context of another key (with a message), unencrypted data, another data
 # unit size, an unaligned offset, a directory, an unencrypted file, and
-# nothing changes. btrfs check (both modes) passes; after a remount and the
-# key added the copies read as the source, their extents hold the parts'
-# ciphertext and contexts. With the key present, a raw write over cached
+# nothing changes. Without the key, raw-punch and raw-setsize (patch 45)
+# punch a hole, cut a raw-written file to an unaligned size and to 256 KiB
+# and grow it to 1 MiB, and empty a file with an inline extent; refused:
+# a larger size, or a raw write, past an unaligned size whose block holds
+# data (allowed once that block is punched) and a size inside an inline
+# extent (with messages), unaligned or empty holes, a hole past the largest
+# size, a directory, an unencrypted file, uid 1000. btrfs check (both modes)
+# passes; after a remount and the key added the copies read as the source,
+# their extents hold the parts' ciphertext and contexts, the cut file reads
+# as big's first 128 KiB and zeroes, with one extent. With the key present, a raw write over cached
 # plaintext reads back right at once (no extent map without a key is left)
 # and after drop_caches, a running executable is refused (ETXTBSY), and a
 # raw write followed by fsync is in the file;
@@ -31,10 +38,13 @@ marker_file "$REF/z" 131072 "compressible line $(head -c 8 /dev/urandom | xxd -p
 cp "$REF/z" "$enc/z"
 sync
 mount -o remount,compress=no "$MNT"
-touch "$enc/copy" "$enc/zcopy"
+touch "$enc/copy" "$enc/zcopy" "$enc/cut"
+echo "an inline extent" >"$enc/inl"
 sync
 ino_copy=$(stat -c %i "$enc/copy")
 ino_zcopy=$(stat -c %i "$enc/zcopy")
+ino_cut=$(stat -c %i "$enc/cut")
+ino_inl=$(stat -c %i "$enc/inl")
 
 step "with the key: the encoded parts of big and the compressed z"
 fscrypt-ioctl extents "$enc/big" | awk '$2 == "reg"' >/tmp/rw.bigext
@@ -96,6 +106,49 @@ expect_errno EINVAL raw-write "$enc" "$MNT/plain/f" 0 /tmp/rw.p1 "$meta"
 [ "$(stat -c %s "$copy")" = 1048576 ] && [ "$(stat -c %s "$MNT/plain/f")" = 0 ] ||
 	fail "a refused raw write changed a size"
 
+step "SETSIZE and PUNCH without the key"
+cut=$(find "$enc" -inum "$ino_cut")
+inl=$(find "$enc" -inum "$ino_inl")
+for k in 0 1 2 3; do
+	fscrypt-ioctl raw-write "$enc" "$cut" $((k * 131072)) "/tmp/rw.p$k" "$(cat "/tmp/rw.m$k")" >/dev/null ||
+		fail "raw write of part $k into cut"
+done
+fscrypt-ioctl raw-punch "$enc" "$cut" 131072 131072 || fail "raw-punch of cut's part 1"
+fscrypt-ioctl raw-setsize "$enc" "$cut" 300000 || fail "raw-setsize of cut to 300000"
+[ "$(stat -c %s "$cut")" = 300000 ] || fail "cut has $(stat -c %s "$cut") bytes, not 300000"
+dmesg_mark
+expect_errno EINVAL raw-setsize "$enc" "$cut" 400000
+expect_kmsg "refusing a raw size change past the unaligned size of an encrypted file"
+expect_errno EINVAL raw-write "$enc" "$cut" 393216 /tmp/rw.p3 "$(cat /tmp/rw.m3)"
+expect_kmsg "refusing a raw write past the unaligned size of an encrypted file"
+# Once the block at the end is a hole, nothing in it would show: both go.
+fscrypt-ioctl raw-punch "$enc" "$cut" 299008 4096 || fail "raw-punch of cut's last block"
+fscrypt-ioctl raw-setsize "$enc" "$cut" 400000 || fail "raw-setsize of cut to 400000 past a hole"
+fscrypt-ioctl raw-setsize "$enc" "$cut" 300000 || fail "raw-setsize of cut back to 300000"
+fscrypt-ioctl raw-write "$enc" "$cut" 393216 /tmp/rw.p3 "$(cat /tmp/rw.m3)" >/dev/null ||
+	fail "raw write past the end of cut, its last block a hole"
+[ "$(stat -c %s "$cut")" = 524288 ] || fail "cut has $(stat -c %s "$cut") bytes, not 512 KiB"
+fscrypt-ioctl raw-setsize "$enc" "$cut" 262144 || fail "raw-setsize of cut to 262144"
+fscrypt-ioctl raw-setsize "$enc" "$cut" 1048576 || fail "raw-setsize of cut to 1 MiB"
+[ "$(stat -c %s "$cut")" = 1048576 ] || fail "cut has $(stat -c %s "$cut") bytes, not 1 MiB"
+dmesg_mark
+expect_errno EINVAL raw-setsize "$enc" "$inl" 3
+expect_kmsg "refusing a raw size change of an encrypted file inside its inline extent"
+expect_errno EINVAL raw-setsize "$enc" "$inl" 20
+fscrypt-ioctl raw-setsize "$enc" "$inl" 0 || fail "raw-setsize of inl to 0"
+expect_errno EINVAL raw-punch "$enc" "$cut" 4096 100
+expect_errno EINVAL raw-punch "$enc" "$cut" 100 4096
+expect_errno EINVAL raw-punch "$enc" "$cut" 4096 0
+expect_errno EFBIG raw-punch "$enc" "$cut" 4096 18446744073709547520
+expect_errno EISDIR raw-setsize "$enc" "$enc" 0
+expect_errno EINVAL raw-setsize "$enc" "$MNT/plain/f" 10
+out=$(su -s /bin/sh user -c "fscrypt-ioctl --print-errno raw-setsize $enc $cut 0" 2>/dev/null) &&
+	fail "raw-setsize as uid 1000 succeeded"
+[ "$out" = EPERM ] || fail "raw-setsize as uid 1000: expected EPERM, got '$out'"
+[ "$(stat -c %s "$cut")" = 1048576 ] && [ "$(stat -c %s "$inl")" = 0 ] &&
+	[ "$(stat -c %s "$MNT/plain/f")" = 0 ] || fail "a refused SETSIZE or PUNCH changed a size"
+echo "ok: cut punched, cut down to 300000 bytes and 256 KiB, grown to 1 MiB; inl emptied; refusals"
+
 step "btrfs check, then with the key: the copies read as the source"
 sync
 e2e_umount
@@ -107,6 +160,11 @@ e2e_mount
 e2e_add_key
 cmp "$REF/big" "$enc/copy" || fail "copy does not read as big"
 cmp "$REF/z" "$enc/zcopy" || fail "zcopy does not read as z"
+{ head -c 131072 "$REF/big"; head -c 917504 /dev/zero; } >/tmp/rw.cut
+cmp /tmp/rw.cut "$enc/cut" || fail "cut is not big's first 128 KiB and zeroes"
+[ "$(stat -c %s "$enc/inl")" = 0 ] || fail "inl is not empty"
+fscrypt-ioctl extents "$enc/cut" | awk '$2 == "reg"' >/tmp/rw.cutext
+[ "$(wc -l </tmp/rw.cutext)" = 1 ] || fail "cut has not one extent: $(cat /tmp/rw.cutext)"
 fscrypt-ioctl extents "$enc/copy" | awk '$2 == "reg"' >/tmp/rw.copyext
 awk '{ print $9 }' /tmp/rw.copyext | cmp - /tmp/rw.parts.ctx || fail "copy's extents do not carry the parts' contexts"
 k=0
