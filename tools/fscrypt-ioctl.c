@@ -94,6 +94,8 @@ static const char usage_text[] =
 	"  send-raw SUBVOL OUT VERSION\n"
 	"                           (btrfs, as root: BTRFS_IOC_SEND with the raw\n"
 	"                           flag and stream VERSION, 0 for no VERSION flag)\n"
+	"  stream-crc STREAM        (a btrfs send stream's command checksums\n"
+	"                           computed again, in place, after an edit)\n"
 	"  raw-set-context DIR CTXHEX\n"
 	"                           (btrfs, as root: BTRFS_IOC_FSCRYPT_RAW\n"
 	"                           SET_CONTEXT: the empty DIR gets the context\n"
@@ -892,6 +894,84 @@ static int cmd_send_raw(const struct cmd_args *args)
 	close(out);
 	close(fd);
 	return ret < 0 ? report_syscall_error("BTRFS_IOC_SEND", args->pos[0], err) : 0;
+}
+
+/* CRC32C as btrfs computes it (btrfs_crc32c(0, ...)): no inversions */
+static __u32 crc32c_raw(__u32 crc, const __u8 *p, size_t len)
+{
+	int k;
+
+	while (len--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0x82f63b78 & -(crc & 1));
+	}
+	return crc;
+}
+
+/*
+ * stream-crc: each command of a send stream (a 10-byte header: le32 length,
+ * le16 command, le32 CRC32C of header and data with the CRC field 0) gets
+ * its checksum again, so that a test can edit a stream's attributes and see
+ * the receiver judge them rather than the checksum.
+ */
+static int cmd_stream_crc(const struct cmd_args *args)
+{
+	static const char magic[] = "btrfs-stream";
+	const char *path = args->pos[0];
+	__u8 *buf = NULL;
+	size_t size = 0, at, n;
+	int fd, ret = 1;
+	ssize_t got;
+
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return report_syscall_error("open", path, errno);
+	for (;;) {
+		__u8 *more = realloc(buf, size + 65536);
+
+		if (!more)
+			goto out;
+		buf = more;
+		got = read(fd, buf + size, 65536);
+		if (got < 0) {
+			ret = report_syscall_error("read", path, errno);
+			goto out;
+		}
+		if (!got)
+			break;
+		size += got;
+	}
+	if (size < sizeof(magic) + 4 || memcmp(buf, magic, sizeof(magic))) {
+		fprintf(stderr, "%s: %s: not a btrfs send stream\n", progname, path);
+		goto out;
+	}
+	for (at = sizeof(magic) + 4, n = 0; at < size; n++) {
+		__u32 len = 0, crc;
+
+		if (size - at >= 10) {
+			memcpy(&len, buf + at, sizeof(len));
+			len = le32toh(len);
+		}
+		if (size - at < 10 || size - at - 10 < len) {
+			fprintf(stderr, "%s: %s: command %zu cut short\n", progname, path, n);
+			goto out;
+		}
+		memset(buf + at + 6, 0, sizeof(crc));
+		crc = htole32(crc32c_raw(0, buf + at, 10 + len));
+		memcpy(buf + at + 6, &crc, sizeof(crc));
+		at += 10 + len;
+	}
+	if (pwrite(fd, buf, size, 0) != (ssize_t)size) {
+		ret = report_syscall_error("write", path, errno);
+		goto out;
+	}
+	printf("%zu commands\n", n);
+	ret = 0;
+out:
+	free(buf);
+	close(fd);
+	return ret;
 }
 
 /*
@@ -2043,6 +2123,7 @@ static const struct command {
 	{ "dedupe", cmd_dedupe, 2, false },
 	{ "punch", cmd_punch, 3, false },
 	{ "send-raw", cmd_send_raw, 3, false },
+	{ "stream-crc", cmd_stream_crc, 1, false },
 	{ "raw-set-context", cmd_raw_set_context, 2, false },
 	{ "raw-create", cmd_raw_create, 3, true },
 	{ "raw-op", cmd_raw_op, 2, true },

@@ -77,6 +77,24 @@ same_digests() {
 	}
 }
 
+# same WHAT A B: files A and B are the same; else their diff, and WHAT fails.
+same() {
+	cmp -s "$2" "$3" || {
+		diff "$2" "$3" | head -20
+		fail "$1 differ: $2, $3"
+	}
+}
+
+# tree_modes DIR: one line per entry below DIR, sorted by path: its type and
+# permissions (hex), link count, path, and a symlink's target; no sizes.
+tree_modes() {
+	(cd "$1" && find . | sort | while read -r p; do
+		t=
+		[ ! -L "$p" ] || t=" -> $(readlink "$p")"
+		echo "$(stat -c '%f %h' "$p") $p$t"
+	done)
+}
+
 drop_caches() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
@@ -109,6 +127,19 @@ expect_errno() {
 	got=$(fscrypt-ioctl --print-errno "$@" 2>/dev/null) && got=success
 	[ "$got" = "$want" ] || fail "fscrypt-ioctl $*: expected $want, got ${got:-no errno}"
 	echo "ok: fscrypt-ioctl $1 answers $want"
+}
+
+# expect_errno_user ERRNO ARGS...: fscrypt-ioctl ARGS (no spaces in any)
+# run as uid 1000 fails with the errno named ERRNO.
+expect_errno_user() {
+	want=$1
+	shift
+	mkdir -p /etc
+	grep -q "^user:" /etc/passwd 2>/dev/null ||
+		echo 'user:x:1000:1000:user:/tmp:/bin/sh' >>/etc/passwd
+	got=$(su -s /bin/sh user -c "fscrypt-ioctl --print-errno $*" 2>/dev/null) && got=success
+	[ "$got" = "$want" ] || fail "fscrypt-ioctl $* as uid 1000: expected $want, got ${got:-no errno}"
+	echo "ok: uid 1000 gets $want from fscrypt-ioctl $1"
 }
 
 # Require that a command fails (with any error).

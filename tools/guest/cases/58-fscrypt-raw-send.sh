@@ -23,8 +23,8 @@
 # inside a sector, and sends a new file. Refused, with a
 # message: a directory that became encrypted between the snapshots, a parent
 # that is not a snapshot of the same subvolume, --proto 2 (by progs),
-# stream versions other than 3 (by the kernel), and a plain receive of a raw
-# stream.
+# stream versions other than 3 (by the kernel), and a receive of the raw
+# stream of an encrypted subvolume (progs 0006 receives the others; case 62).
 . /lib/test.sh
 E2E_FS=btrfs
 
@@ -454,11 +454,13 @@ fscrypt-ioctl send-raw "$MNT/vol-ro" /tmp/k.stream 3 || fail "BTRFS_IOC_SEND of 
 cmp -s /tmp/k.stream /tmp/vol.data.stream || fail "BTRFS_IOC_SEND's raw stream is not the one btrfs send --raw wrote"
 echo "ok: the kernel refuses raw streams of versions 1, 2 and 4 (EINVAL, EINVAL, EPROTO)"
 
-step "refused: a plain receive of a raw stream creates nothing"
+step "refused: a receive of an encrypted subvolume's raw stream creates nothing"
 mkfs_btrfs_encrypt "$DISK2"
 mount_btrfs "$DISK2" /mnt/r
-btrfs receive -f /tmp/vol.stream /mnt/r 2>/tmp/receive.err && fail "a plain receive of a raw stream succeeded"
-grep -q "raw receive is not supported yet" /tmp/receive.err || fail "receive: $(cat /tmp/receive.err)"
+btrfs receive -f /tmp/snap1.stream /mnt/r 2>/tmp/receive.err &&
+	fail "a receive of an encrypted subvolume's raw stream succeeded"
+grep -q "raw receive of an encrypted subvolume.* is not supported yet" /tmp/receive.err ||
+	fail "receive: $(cat /tmp/receive.err)"
 [ -z "$(ls /mnt/r)" ] || fail "the refused receive left $(ls /mnt/r)"
 umount /mnt/r
 no_csum_errors

@@ -57,14 +57,6 @@ nonces() {
 	done)
 }
 
-# same WHAT A B: files A and B are the same.
-same() {
-	cmp -s "$2" "$3" || {
-		diff "$2" "$3" | head -20
-		fail "$1 differ: $2, $3"
-	}
-}
-
 step "source: vol/enc and vol/enc2 on $DISK1, read-only snapshot"
 btrfs subvolume create "$MNT/vol" >/dev/null
 e=$MNT/vol/enc
@@ -184,13 +176,7 @@ encctx=$(ctx_of ./vol-ro/enc)
 newctx=$(echo "$encctx" | cut -c1-48)$(hex 16)
 otherctx=$(echo "$encctx" | cut -c1-16)$(hex 16)$(hex 16)
 mkdir "$R/vol-ro/empty"
-mkdir -p /etc
-grep -q "^user:" /etc/passwd 2>/dev/null ||
-	echo 'user:x:1000:1000:user:/tmp:/bin/sh' >>/etc/passwd
-out=$(su -s /bin/sh user -c "fscrypt-ioctl --print-errno raw-set-context $R/vol-ro/empty $newctx" 2>/dev/null) &&
-	fail "raw-set-context as uid 1000 succeeded"
-[ "$out" = EPERM ] || fail "raw-set-context as uid 1000: expected EPERM, got '$out'"
-echo "ok: uid 1000 gets EPERM"
+expect_errno_user EPERM raw-set-context "$R/vol-ro/empty" "$newctx"
 mkfs_btrfs "$DISK3"
 mount_btrfs "$DISK3" /mnt/p
 mkdir /mnt/p/d

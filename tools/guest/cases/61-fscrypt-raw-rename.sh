@@ -30,16 +30,6 @@ R=/mnt/r
 # hex N: N random bytes in hex.
 hex() { head -c "$1" /dev/urandom | xxd -p | tr -d '\n'; }
 
-# listing DIR: one line per entry below DIR: type and permissions (hex), link count,
-# path, and a symlink's target (sizes differ: --no-data sends no data).
-listing() {
-	(cd "$1" && find . | sort | while read -r p; do
-		t=
-		[ ! -L "$p" ] || t=" -> $(readlink "$p")"
-		echo "$(stat -c '%f %h' "$p") $p$t"
-	done)
-}
-
 # nonces DIR [files]: "PATH NONCE" of the directories below DIR, and with
 # "files" of its regular files too (which cannot be opened without the key).
 nonces() {
@@ -48,14 +38,6 @@ nonces() {
 		n=$(fscrypt-ioctl get-nonce "$p" 2>/dev/null) || n=unencrypted
 		echo "$p $n"
 	done)
-}
-
-# same WHAT A B: files A and B are the same.
-same() {
-	cmp -s "$2" "$3" || {
-		diff "$2" "$3" | head -20
-		fail "$1 differ: $2, $3"
-	}
 }
 
 # fill DIR: the reference tree, a fifo and a 255-byte name.
@@ -148,13 +130,13 @@ change "$MNT/evol"
 change "$MNT/vol/enc"
 for s in evol vol; do
 	btrfs subvolume snapshot -r "$MNT/$s" "$MNT/snaps/$s.2" >/dev/null
-	listing "$MNT/snaps/$s.2" >"/tmp/rr.$s.2.plain"
+	tree_modes "$MNT/snaps/$s.2" >"/tmp/rr.$s.2.plain"
 	nonces "$MNT/snaps/$s.2" files >"/tmp/rr.$s.2.nonces"
 done
 e2e_remove_key
 for s in evol vol; do
 	for n in 1 2; do
-		listing "$MNT/snaps/$s.$n" >"/tmp/rr.$s.$n.nokey"
+		tree_modes "$MNT/snaps/$s.$n" >"/tmp/rr.$s.$n.nokey"
 		nonces "$MNT/snaps/$s.$n" >"/tmp/rr.$s.$n.dnonces"
 	done
 	btrfs send -q --raw --no-data -f "/tmp/rr.$s.1.stream" "$MNT/snaps/$s.1" 2>/tmp/rr.err ||
@@ -184,12 +166,12 @@ mount_btrfs "$DISK2" "$R"
 mkdir "$R/evol" "$R/vol"
 for s in evol vol; do
 	replay "/tmp/rr.$s.1.dump" "./$s.1" "$R/$s"
-	listing "$R/$s" >/tmp/rr.dst
+	tree_modes "$R/$s" >/tmp/rr.dst
 	same "$s.1 without the key: names, types, modes, links or targets" "/tmp/rr.$s.1.nokey" /tmp/rr.dst
 	nonces "$R/$s" >/tmp/rr.dst
 	same "$s.1: directory nonces" "/tmp/rr.$s.1.dnonces" /tmp/rr.dst
 	replay "/tmp/rr.$s.2.dump" "./$s.2" "$R/$s"
-	listing "$R/$s" >/tmp/rr.dst
+	tree_modes "$R/$s" >/tmp/rr.dst
 	same "$s.2 without the key: names, types, modes, links or targets" "/tmp/rr.$s.2.nokey" /tmp/rr.dst
 	nonces "$R/$s" >/tmp/rr.dst
 	same "$s.2: directory nonces" "/tmp/rr.$s.2.dnonces" /tmp/rr.dst
@@ -214,13 +196,7 @@ f=$(ls "$enc" | grep -vxF -f /tmp/rr.before)
 n2=$(hex 32)
 fscrypt-ioctl raw-link "$enc" "$enc/$f" "$n2" || fail "raw-link in enc"
 [ "$(stat -c %h "$enc/$f")" = 2 ] || fail "raw-link: link count $(stat -c %h "$enc/$f")"
-mkdir -p /etc
-grep -q "^user:" /etc/passwd 2>/dev/null ||
-	echo 'user:x:1000:1000:user:/tmp:/bin/sh' >>/etc/passwd
-out=$(su -s /bin/sh user -c "fscrypt-ioctl --print-errno raw-rename $enc $enc/$f $(hex 32)" 2>/dev/null) &&
-	fail "raw-rename as uid 1000 succeeded"
-[ "$out" = EPERM ] || fail "raw-rename as uid 1000: expected EPERM, got '$out'"
-echo "ok: uid 1000 gets EPERM"
+expect_errno_user EPERM raw-rename "$enc" "$enc/$f" "$(hex 32)"
 dmesg_mark
 expect_errno EXDEV raw-rename "$R/vol/other" "$enc/$f" "$(hex 32)"
 expect_kmsg "not of the encryption policy of directory"
@@ -255,7 +231,7 @@ while read -r n; do rm "$enc/$n"; done </tmp/rr.new
 rm -r "$R/vol/other" "$R/vol/plain"
 btrfs subvolume delete "$R/vol/sv" >/dev/null
 for s in evol vol; do
-	listing "$R/$s" >/tmp/rr.dst
+	tree_modes "$R/$s" >/tmp/rr.dst
 	same "$s after the refusals" "/tmp/rr.$s.2.nokey" /tmp/rr.dst
 done
 echo "ok: uid 1000, other policies, existing names, loops, bad names, a directory link, a subvolume, another filesystem and a read-only snapshot are refused"
@@ -270,7 +246,7 @@ while read -r p; do
 done </tmp/rr.paths
 echo "ok: the $(wc -l </tmp/rr.paths) no-key paths of evol no longer resolve"
 for s in evol vol; do
-	listing "$R/$s" >/tmp/rr.dst
+	tree_modes "$R/$s" >/tmp/rr.dst
 	same "$s with the key" "/tmp/rr.$s.2.plain" /tmp/rr.dst
 	nonces "$R/$s" files >/tmp/rr.dst
 	same "$s nonces with the key" "/tmp/rr.$s.2.nonces" /tmp/rr.dst
