@@ -300,9 +300,14 @@ got=$(grep -F "encoded_write   $midpath " /tmp/ew | tr -d , | while read -r l; d
 	echo "$off $(field "$l" unencoded_file_len) $(field "$l" unencoded_len) $(field "$l" fscrypt_first_du);"
 done | sort -n | tr -d '\n')
 [ "$got" = "$want" ] || fail "the pieces of mid (offset, length, data length, first data unit): $got, expected $want"
-# small: one short data unit of 1000 bytes, padded to 1008.
-grep -q 'len=1008, unencoded_file_len=1000, unencoded_len=1000, .* fscrypt_inline=1' /tmp/ew ||
-	fail "the inline extent of small is not sent as one: $(grep fscrypt_inline /tmp/ew)"
+# small: one short data unit of 1000 bytes, padded to 1008. Where sectors
+# are smaller than pages (ARCH=arm64-64k) btrfs makes no inline extents.
+if [ -z "${SECTORSIZE:-}" ]; then
+	grep -q 'len=1008, unencoded_file_len=1000, unencoded_len=1000, .* fscrypt_inline=1' /tmp/ew ||
+		fail "the inline extent of small is not sent as one: $(grep fscrypt_inline /tmp/ew)"
+else
+	! grep -q 'fscrypt_inline=1' /tmp/ew || fail "an inline extent sent where btrfs makes none"
+fi
 # comp: zstd (2) extents, whole.
 [ "$(grep -c 'compression=2, encryption=1' /tmp/ew)" -ge 2 ] ||
 	fail "the compressed extents of comp are not sent encoded: $(grep 'compression=2' /tmp/ew)"
@@ -411,8 +416,12 @@ grep -E '^(truncate|encoded_write) ' /tmp/snap2.data.dump | tr -d , |
 	fail "the cut file is not truncated to 28672, written to 30001 and truncated to 30001: $(grep -E '^(truncate|encoded_write) ' /tmp/snap2.data.dump)"
 grep '^encoded_write ' /tmp/snap2.data.dump >/tmp/snap2.ew
 # In a changed file an inline extent is sent again (is_extent_unchanged()
-# compares regular extents only): the grown file's 1 byte.
-[ "$(tr -d , </tmp/snap2.ew | awk '{ for (i = 3; i <= NF; i++) if ($i ~ /^unencoded_file_len=/) n += substr($i, 20) } END { print n }')" = 201330 ] ||
+# compares regular extents only): the grown file's 1 byte. Where btrfs
+# makes no inline extents (ARCH=arm64-64k), the grown file's first sector,
+# a regular extent that the growth rewrote, goes whole: 4096 bytes.
+grown=1
+[ -z "${SECTORSIZE:-}" ] || grown=4096
+[ "$(tr -d , </tmp/snap2.ew | awk '{ for (i = 3; i <= NF; i++) if ($i ~ /^unencoded_file_len=/) n += substr($i, 20) } END { print n }')" = $((201329 + grown)) ] ||
 	fail "the new file's 200000 bytes, the cut file's last 1329 and the inline byte of the grown file are not sent as encoded writes: $(cat /tmp/snap2.ew)"
 grep -v -q 'encryption=1 fscrypt_extent_context=' /tmp/snap2.ew && fail "an encoded write without its context: $(cat /tmp/snap2.ew)"
 echo "ok: the incremental raw stream punches a hole and a preallocated range, sends a grown size, truncates before an unaligned end, and sends a new file's 200000 bytes encoded"

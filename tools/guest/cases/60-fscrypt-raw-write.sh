@@ -131,9 +131,15 @@ fscrypt-ioctl raw-write "$enc" "$cut" 393216 /tmp/rw.p3 "$(cat /tmp/rw.m3)" >/de
 fscrypt-ioctl raw-setsize "$enc" "$cut" 262144 || fail "raw-setsize of cut to 262144"
 fscrypt-ioctl raw-setsize "$enc" "$cut" 1048576 || fail "raw-setsize of cut to 1 MiB"
 [ "$(stat -c %s "$cut")" = 1048576 ] || fail "cut has $(stat -c %s "$cut") bytes, not 1 MiB"
+# Where sectors are smaller than pages (ARCH=arm64-64k) btrfs makes no
+# inline extents: inl's regular one is cut as any other.
 dmesg_mark
-expect_errno EINVAL raw-setsize "$enc" "$inl" 3
-expect_kmsg "refusing a raw size change of an encrypted file inside its inline extent"
+if [ -z "${SECTORSIZE:-}" ]; then
+	expect_errno EINVAL raw-setsize "$enc" "$inl" 3
+	expect_kmsg "refusing a raw size change of an encrypted file inside its inline extent"
+else
+	fscrypt-ioctl raw-setsize "$enc" "$inl" 3 || fail "raw-setsize of inl's regular extent to 3"
+fi
 expect_errno EINVAL raw-setsize "$enc" "$inl" 20
 fscrypt-ioctl raw-setsize "$enc" "$inl" 0 || fail "raw-setsize of inl to 0"
 expect_errno EINVAL raw-punch "$enc" "$cut" 4096 100
