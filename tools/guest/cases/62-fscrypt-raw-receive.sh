@@ -1,25 +1,28 @@
 # SPDX-License-Identifier: GPL-2.0
 # "btrfs send --raw | btrfs receive" without the key (progs 0006 on patches
 # 41-46): a plain subvolume holding an encrypted directory and a plain one,
-# sent raw in full and incrementally, received on a second filesystem that
-# never had the key. The encrypted directory holds the reference tree (hard
-# link, symlinks), a 1 MiB file in one extent (sent in 128 KiB pieces), a
-# small file (an inline extent), a compressed file, a fifo and a 255-byte
-# name; the incremental stream adds a name swap, a directory move,
-# an overwrite inside the 1 MiB file, a cut, a growth over a hole, a punched
-# hole, a new and a removed file. Without the key the received snapshots
-# show the source's no-key trees, and no marker of the encrypted files'
-# plaintext is on the receiving device (the unencrypted file's is); once
-# the key is added they read as the source (names, link counts, symlink
-# targets, digests), and the 1 MiB file's first extent holds the source's
-# ciphertext on both disks. Refused with a message: a raw stream with the
-# key present on the receiving side (at its first encrypted entry), an
-# encrypted subvolume (not supported yet) and a filesystem without the
-# encrypt feature (both before anything is made), a stream with a key
-# identifier byte changed in an inode context or an extent context (by
-# progs for its checksum; with the checksum made again, fscrypt-ioctl
-# stream-crc, by the kernel). btrfs check passes on the receiving
-# filesystem.
+# and an encrypted subvolume, each sent raw in full and incrementally and
+# received on a second filesystem that never had the key. The encrypted
+# directory holds the reference tree (hard link, symlinks), a 1 MiB file in
+# one extent (sent in 128 KiB pieces), a small file (an inline extent), a
+# compressed file, a fifo and a 255-byte name; the incremental stream adds a
+# name swap, a directory move, an overwrite inside the 1 MiB file, a cut, a
+# growth over a hole, a punched hole, a new and a removed file. The
+# encrypted subvolume is received as one (its root context set raw, root
+# items flagged, the incremental's snapshot too). Without the key the
+# received snapshots show the source's no-key trees, and no marker of the
+# encrypted files' plaintext is on the receiving device (the unencrypted
+# file's is); once the key is added they read as the source (names, link
+# counts, symlink targets, digests), and the 1 MiB file's first extent holds
+# the source's ciphertext on both disks. Refused with a message: a raw
+# stream with the key present on the receiving side (at its first encrypted
+# entry; for the encrypted subvolume before anything is made, by its root
+# context or its parent's root), a subvolume named in an encrypted
+# directory (not supported yet) and a filesystem without the encrypt
+# feature (both before anything is made), a stream with a key identifier
+# byte changed in an inode context or an extent context (by progs for its
+# checksum; with the checksum made again, fscrypt-ioctl stream-crc, by the
+# kernel). btrfs check passes on the receiving filesystem.
 . /lib/test.sh
 E2E_FS=btrfs
 
@@ -51,11 +54,22 @@ plain=MARKERrecvplain$rnd
 echo "$plain" >"$MNT/vol/plain/f"
 mkdir "$MNT/snaps"
 btrfs subvolume snapshot -r "$MNT/vol" "$MNT/snaps/vol.1" >/dev/null
-# An encrypted subvolume, which raw receive does not make yet
-btrfs subvolume create "$MNT/evol" >/dev/null
-fscrypt-ioctl set-policy "$MNT/evol" "$KEYID"
-echo e >"$MNT/evol/f"
-btrfs subvolume snapshot -r "$MNT/evol" "$MNT/snaps/evol" >/dev/null
+# An encrypted subvolume (its root flagged), and its incremental changes
+ev=$MNT/evol
+btrfs subvolume create "$ev" >/dev/null
+fscrypt-ioctl set-policy "$ev" "$KEYID"
+marker_file "$ev/f" 200000 "$data"
+mkdir "$ev/d"
+echo g >"$ev/d/g"
+ln -s d/g "$ev/l"
+sync
+btrfs subvolume snapshot -r "$ev" "$MNT/snaps/evol.1" >/dev/null
+mv "$ev/d/g" "$ev/g2"
+echo h >"$ev/d/h"
+dd if=/dev/urandom of="$ev/f" bs=4096 seek=10 count=2 conv=notrunc 2>/dev/null
+rm "$ev/l"
+sync
+btrfs subvolume snapshot -r "$ev" "$MNT/snaps/evol.2" >/dev/null
 mv "$e/f1" "$e/tmp" && mv "$e/f4096" "$e/f1" && mv "$e/tmp" "$e/f4096"
 mkdir "$e/moved"
 mv "$e/d1/d2" "$e/moved/"
@@ -67,74 +81,105 @@ echo new >"$e/new"
 rm "$e/file-$name"
 sync
 btrfs subvolume snapshot -r "$MNT/vol" "$MNT/snaps/vol.2" >/dev/null
-for n in 1 2; do
-	tree_modes "$MNT/snaps/vol.$n" >"/tmp/rv.$n.plain"
-	digests "$MNT/snaps/vol.$n" >"/tmp/rv.$n.digests"
+# A subvolume named in an encrypted directory, which raw receive does not
+# make yet; sent raw while the key is present, which raw send never uses
+btrfs subvolume create "$e/nested" >/dev/null
+echo n >"$e/nested/f"
+btrfs subvolume snapshot -r "$e/nested" "$e/nested.1" >/dev/null
+btrfs send -q --raw -f /tmp/rv.n.stream "$e/nested.1" 2>/dev/null || fail "send --raw of nested.1"
+for v in vol.1 vol.2 evol.1 evol.2; do
+	tree_modes "$MNT/snaps/$v" >"/tmp/rv.$v.plain"
+	digests "$MNT/snaps/$v" >"/tmp/rv.$v.digests"
 done
 e2e_remove_key
-for n in 1 2; do
-	tree_modes "$MNT/snaps/vol.$n" >"/tmp/rv.$n.nokey"
+for v in vol.1 vol.2 evol.1 evol.2; do
+	tree_modes "$MNT/snaps/$v" >"/tmp/rv.$v.nokey"
 done
-btrfs send -q --raw -f /tmp/rv.1.stream "$MNT/snaps/vol.1" 2>/tmp/rv.err ||
-	fail "send --raw of vol.1: $(cat /tmp/rv.err)"
-btrfs send -q --raw -p "$MNT/snaps/vol.1" -f /tmp/rv.2.stream "$MNT/snaps/vol.2" 2>/tmp/rv.err ||
-	fail "send --raw -p of vol.2: $(cat /tmp/rv.err)"
-for n in 1 2; do
-	! grep -q -F -e "$data" -e "$name" "/tmp/rv.$n.stream" || fail "a marker in the raw stream $n"
+for v in vol evol; do
+	btrfs send -q --raw -f "/tmp/rv.$v.1.stream" "$MNT/snaps/$v.1" 2>/tmp/rv.err ||
+		fail "send --raw of $v.1: $(cat /tmp/rv.err)"
+	btrfs send -q --raw -p "$MNT/snaps/$v.1" -f "/tmp/rv.$v.2.stream" "$MNT/snaps/$v.2" 2>/tmp/rv.err ||
+		fail "send --raw -p of $v.2: $(cat /tmp/rv.err)"
 done
-echo "ok: raw streams of vol.1 and vol.2 without the key, no marker in them"
+for f in /tmp/rv.vol.1.stream /tmp/rv.vol.2.stream /tmp/rv.evol.1.stream /tmp/rv.evol.2.stream; do
+	! grep -q -F -e "$data" -e "$name" "$f" || fail "a marker in the raw stream $f"
+done
+echo "ok: raw streams of vol.1, vol.2, evol.1 and evol.2 without the key, no marker in them"
 
 step "received on $DISK2 without the key"
 mkfs_btrfs_encrypt "$DISK2"
 mount_btrfs "$DISK2" "$R"
-for n in 1 2; do
-	btrfs receive -vvv -f "/tmp/rv.$n.stream" "$R" >/tmp/rv.out 2>&1 ||
-		fail "receive of stream $n: $(tail -n 8 /tmp/rv.out)"
-	tree_modes "$R/vol.$n" >/tmp/rv.dst
-	same "vol.$n without the key" "/tmp/rv.$n.nokey" /tmp/rv.dst
+mkdir "$R/e"
+for v in vol.1 vol.2 evol.1 evol.2; do
+	dst=$R
+	case $v in evol*) dst=$R/e ;; esac
+	btrfs receive -vvv -f "/tmp/rv.$v.stream" "$dst" >/tmp/rv.out 2>&1 ||
+		fail "receive of $v: $(tail -n 8 /tmp/rv.out)"
+	tree_modes "$dst/$v" >/tmp/rv.dst
+	same "$v without the key" "/tmp/rv.$v.nokey" /tmp/rv.dst
+	[ "$(btrfs subvolume show "$dst/$v" | awk '/Received UUID/ { print $3 }')" != - ] ||
+		fail "$v has no received UUID"
 done
-[ "$(btrfs subvolume show "$R/vol.2" | awk '/Received UUID/ { print $3 }')" != - ] ||
-	fail "vol.2 has no received UUID"
-echo "ok: vol.1 and vol.2 received without the key, the source's no-key trees"
+# Both evol.1 and its snapshot evol.2 are encrypted subvolumes: their root
+# items are flagged, as on the source, so that their snapshots stay encrypted
+sync
+btrfs inspect-internal dump-tree -t root "$DISK2" >/tmp/rv.roots
+for v in evol.1 evol.2; do
+	id=$(btrfs subvolume show "$R/e/$v" | awk '/Subvolume ID:/ { print $3 }')
+	grep -A 3 "($id ROOT_ITEM" /tmp/rv.roots | grep -q "SUBVOL_FSCRYPT" ||
+		fail "root $id ($v) is not flagged SUBVOL_FSCRYPT: $(grep -A 3 "($id ROOT_ITEM" /tmp/rv.roots)"
+done
+grep -A 3 "($(btrfs subvolume show "$R/vol.1" | awk '/Subvolume ID:/ { print $3 }') ROOT_ITEM" /tmp/rv.roots |
+	grep -q "SUBVOL_FSCRYPT" && fail "vol.1, a plain subvolume, is flagged SUBVOL_FSCRYPT"
+echo "ok: vol.1, vol.2, evol.1 and evol.2 received without the key, the source's no-key trees; evol.1 and evol.2 flagged encrypted"
 
 step "with the key: names, contents, ciphertext"
 [ "$(fscrypt-ioctl add-key "$R" <"$E2E_KEY")" = "$KEYID" ] || fail "add-key on $R: not key $KEYID"
 e2e_add_key
-for n in 1 2; do
-	tree_modes "$R/vol.$n" >/tmp/rv.dst
-	same "vol.$n with the key" "/tmp/rv.$n.plain" /tmp/rv.dst
-	digests "$R/vol.$n" >/tmp/rv.dst
-	same "vol.$n contents" "/tmp/rv.$n.digests" /tmp/rv.dst
+for v in vol.1 vol.2 e/evol.1 e/evol.2; do
+	tree_modes "$R/$v" >/tmp/rv.dst
+	same "$v with the key" "/tmp/rv.${v#e/}.plain" /tmp/rv.dst
+	digests "$R/$v" >/tmp/rv.dst
+	same "$v contents" "/tmp/rv.${v#e/}.digests" /tmp/rv.dst
 done
 src=$(fscrypt-ioctl extents "$MNT/snaps/vol.1/enc/big" | awk '$2 == "reg" && $1 == 0 { print $7 }')
 dst=$(fscrypt-ioctl extents "$R/vol.1/enc/big" | awk '$2 == "reg" && $1 == 0 { print $7 }')
 [ -n "$src" ] && [ -n "$dst" ] || fail "no first extent of big: '$src' '$dst'"
 read_bytes "$DISK1" "$src" 131072 >/tmp/rv.ct1
 read_bytes "$DISK2" "$dst" 131072 | cmp - /tmp/rv.ct1 || fail "big's first 128 KiB: not the same ciphertext on both disks"
-echo "ok: with the key both snapshots read as the source; big's first extent holds the same ciphertext on both disks"
+echo "ok: with the key the four snapshots read as the source; big's first extent holds the same ciphertext on both disks"
 
-step "refused: the key present on the receiving side, an encrypted subvolume, no encrypt feature"
-mkdir "$R/again"
-btrfs receive -f /tmp/rv.1.stream "$R/again" >/tmp/rv.out 2>&1 &&
+step "refused: the key present on the receiving side, a subvolume named in an encrypted directory, no encrypt feature"
+mkdir "$R/again" "$R/again2"
+btrfs receive -f /tmp/rv.vol.1.stream "$R/again" >/tmp/rv.out 2>&1 &&
 	fail "a raw receive with the key present succeeded"
 grep -q "is present on the receiving filesystem" /tmp/rv.out || fail "no message: $(tail -n 3 /tmp/rv.out)"
+# An encrypted subvolume's key is found by its root context, before the
+# subvolume is made; an incremental's by its parent's root, before the snapshot
+btrfs receive -f /tmp/rv.evol.1.stream "$R/again2" >/tmp/rv.out 2>&1 &&
+	fail "a raw receive of evol.1 with the key present succeeded"
+grep -q "is present on the receiving filesystem" /tmp/rv.out || fail "no message: $(tail -n 3 /tmp/rv.out)"
+[ -z "$(ls "$R/again2")" ] || fail "something was made in $R/again2: $(ls "$R/again2")"
+btrfs receive -f /tmp/rv.evol.2.stream "$R/again2" >/tmp/rv.out 2>&1 &&
+	fail "a raw receive of evol.2 with the key present succeeded"
+grep -q "is present on the receiving filesystem" /tmp/rv.out || fail "no message: $(tail -n 3 /tmp/rv.out)"
+[ -z "$(ls "$R/again2")" ] || fail "something was made in $R/again2: $(ls "$R/again2")"
 drop_caches
 fscrypt-ioctl remove-key "$R" "$KEYID" >/dev/null
-btrfs send -q --raw -f /tmp/rv.e.stream "$MNT/snaps/evol" 2>/dev/null || fail "send --raw of evol"
-mkdir "$R/e"
-btrfs receive -f /tmp/rv.e.stream "$R/e" >/tmp/rv.out 2>&1 && fail "receive of an encrypted subvolume succeeded"
+mkdir "$R/n"
+btrfs receive -f /tmp/rv.n.stream "$R/n" >/tmp/rv.out 2>&1 && fail "receive of a subvolume named in an encrypted directory succeeded"
 grep -q "not supported yet" /tmp/rv.out || fail "no message: $(tail -n 3 /tmp/rv.out)"
-[ -z "$(ls "$R/e")" ] || fail "something was made in $R/e: $(ls "$R/e")"
+[ -z "$(ls "$R/n")" ] || fail "something was made in $R/n: $(ls "$R/n")"
 mkfs_btrfs "$DISK3"
 mount_btrfs "$DISK3" /mnt/p
-btrfs receive -f /tmp/rv.1.stream /mnt/p >/tmp/rv.out 2>&1 && fail "a raw receive without the encrypt feature succeeded"
+btrfs receive -f /tmp/rv.vol.1.stream /mnt/p >/tmp/rv.out 2>&1 && fail "a raw receive without the encrypt feature succeeded"
 grep -q "does not have encryption enabled" /tmp/rv.out || fail "no message: $(tail -n 3 /tmp/rv.out)"
 [ -z "$(ls /mnt/p)" ] || fail "something was made in /mnt/p: $(ls /mnt/p)"
 umount /mnt/p
-echo "ok: the three refused with a message, nothing made for the last two"
+echo "ok: refused with a message, nothing made but for the first"
 
 step "refused: a changed byte of an inode context, of an extent context"
-btrfs receive --dump -f /tmp/rv.1.stream >/tmp/rv.1.dump || fail "receive --dump of stream 1"
+btrfs receive --dump -f /tmp/rv.vol.1.stream >/tmp/rv.1.dump || fail "receive --dump of stream 1"
 # flip STREAM OUT HEX AT: OUT is STREAM with the byte AT bytes into the
 # first place of the bytes HEX changed, and its checksums computed again.
 flip() {
@@ -150,7 +195,7 @@ ictx=$(field "$(awk '$1 == "mkfile" && /fscrypt_context=/' /tmp/rv.1.dump | head
 ectx=$(field "$(grep -m 1 '^encoded_write' /tmp/rv.1.dump)" fscrypt_extent_context)
 [ ${#ictx} = 80 ] && [ ${#ectx} = 70 ] || fail "no inode or extent context in the dump: '$ictx' '$ectx'"
 # The master key identifier: at byte 8 of an inode context, 3 of an extent's
-flip /tmp/rv.1.stream /tmp/rv.t1.stream "$ictx" 8
+flip /tmp/rv.vol.1.stream /tmp/rv.t1.stream "$ictx" 8
 mkdir "$R/t0" "$R/t1" "$R/t2"
 btrfs receive -f /tmp/rv.t1.stream "$R/t0" >/tmp/rv.out 2>&1 && fail "a stream with a wrong checksum was received"
 grep -q -i "crc" /tmp/rv.out || fail "no checksum error: $(tail -n 3 /tmp/rv.out)"
@@ -158,7 +203,7 @@ fscrypt-ioctl stream-crc /tmp/rv.t1.stream >/dev/null || fail "stream-crc"
 dmesg_mark
 btrfs receive -f /tmp/rv.t1.stream "$R/t1" >/tmp/rv.out 2>&1 && fail "a changed inode context was received"
 expect_kmsg "not of the encryption policy of directory"
-flip /tmp/rv.1.stream /tmp/rv.t2.stream "$ectx" 3
+flip /tmp/rv.vol.1.stream /tmp/rv.t2.stream "$ectx" 3
 fscrypt-ioctl stream-crc /tmp/rv.t2.stream >/dev/null || fail "stream-crc"
 dmesg_mark
 btrfs receive -f /tmp/rv.t2.stream "$R/t2" >/tmp/rv.out 2>&1 && fail "a changed extent context was received"
