@@ -159,6 +159,12 @@ static const char usage_text[] =
 	"                           or PUNCH on DIR: set the size of the encrypted\n"
 	"                           FILE, opened O_PATH, or punch a hole in it: no\n"
 	"                           key needed)\n"
+	"  raw-subvol DIR NAMEHEX [--ctx=HEX]\n"
+	"  raw-snapshot DIR SRC NAMEHEX\n"
+	"                           (btrfs, as root: BTRFS_IOC_FSCRYPT_RAW SUBVOL\n"
+	"                           or SNAPSHOT: a subvolume with the root context\n"
+	"                           --ctx, or a snapshot of the subvolume SRC, named\n"
+	"                           NAMEHEX as stored in DIR: no key needed)\n"
 	"  help\n"
 	"\n"
 	"KEYSPEC is a 32-hex-digit v2 key identifier or a 16-hex-digit v1 descriptor.\n"
@@ -989,7 +995,8 @@ struct raw_args {
 	__u64 data_len;
 	__u64 mode;
 	__u64 rdev;		/* new_encode_dev() */
-	__s64 target_fd;	/* WRITE, LINK, RENAME, SETSIZE, PUNCH: O_PATH will do */
+	__s64 target_fd;	/* WRITE, LINK, RENAME, SETSIZE, PUNCH: O_PATH will do;
+				 * SNAPSHOT: the source's root directory */
 	__u64 offset;		/* PUNCH */
 	__u64 len;		/* SETSIZE, PUNCH */
 	__u64 reserved[9];	/* must be 0 */
@@ -1004,6 +1011,8 @@ _Static_assert(sizeof(struct raw_args) == 168, "struct btrfs_ioctl_fscrypt_raw_a
 #define RAW_RENAME	5
 #define RAW_SETSIZE	6
 #define RAW_PUNCH	7
+#define RAW_SUBVOL	8
+#define RAW_SNAPSHOT	9
 #define RAW_PTR(buf)	((__u64)(uintptr_t)(buf))
 
 /* Room beyond the kernel's limits, for the probes of those limits. */
@@ -2102,6 +2111,38 @@ static int cmd_raw_rename(const struct cmd_args *args)
 	return raw_link_or_rename(args, RAW_RENAME);
 }
 
+static int cmd_raw_subvol(const struct cmd_args *args)
+{
+	struct raw_args ra = { .op = RAW_SUBVOL, .name = RAW_PTR(raw_name) };
+	const char *val;
+	int i;
+
+	ra.name_len = parse_hex_arg("NAMEHEX", args->pos[1], raw_name, sizeof(raw_name));
+	for (i = 0; i < args->nopts; i++) {
+		if (!match_option(args->opts[i], "--ctx", &val))
+			usage_error("raw-subvol: unknown option '%s'", args->opts[i]);
+		ra.ctx = RAW_PTR(raw_ctx);
+		ra.ctx_len = parse_hex_arg("--ctx", val, raw_ctx, sizeof(raw_ctx));
+	}
+	return raw_ioctl(args->pos[0], &ra);
+}
+
+/* BTRFS_FSCRYPT_RAW_SNAPSHOT: the source is opened as a directory */
+static int cmd_raw_snapshot(const struct cmd_args *args)
+{
+	struct raw_args ra = { .op = RAW_SNAPSHOT, .name = RAW_PTR(raw_name) };
+	int src, ret;
+
+	ra.name_len = parse_hex_arg("NAMEHEX", args->pos[2], raw_name, sizeof(raw_name));
+	src = open(args->pos[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (src < 0)
+		return report_syscall_error("open", args->pos[1], errno);
+	ra.target_fd = src;
+	ret = raw_ioctl(args->pos[0], &ra);
+	close(src);
+	return ret;
+}
+
 static const struct command {
 	const char *name;
 	int (*fn)(const struct cmd_args *args);
@@ -2132,6 +2173,8 @@ static const struct command {
 	{ "raw-rename", cmd_raw_rename, 3, false },
 	{ "raw-setsize", cmd_raw_setsize, 3, false },
 	{ "raw-punch", cmd_raw_punch, 4, false },
+	{ "raw-subvol", cmd_raw_subvol, 2, true },
+	{ "raw-snapshot", cmd_raw_snapshot, 3, false },
 	{ "extents", cmd_extents, 1, true },
 	{ "chunks", cmd_chunks, 1, false },
 	{ "rename2", cmd_rename2, 3, false },

@@ -21,8 +21,13 @@
 # context (with a message), a name of 0, 15 or 256 bytes, a missing or extra
 # context, a fifo with a device, a symlink length that does not match, a
 # symlink target too long, an existing name (also after drop_caches);
-# nonzero flags or reserved words, an unknown op. btrfs check passes on the
-# rebuilt filesystem.
+# nonzero flags or reserved words, an unknown op. SUBVOL and SNAPSHOT
+# (patch 47) make encrypted subvolumes, flagged, named as stored in an
+# encrypted directory and by a plain name in a plain one, and refuse another
+# key's context (with a message), no context, bad and existing names, a
+# read-only parent, a snapshot of an unencrypted subvolume into an
+# encrypted directory (with a message) or into an unencrypted one, and a
+# source that is not a subvolume. btrfs check passes on the rebuilt filesystem.
 . /lib/test.sh
 E2E_FS=btrfs
 
@@ -237,6 +242,43 @@ expect_errno EOPNOTSUPP raw-op "$enc" 99
 shape "$R/vol-ro" >/tmp/dst.nokey.shape
 same "entries after the refusals" /tmp/src.nokey.shape /tmp/dst.nokey.shape
 echo "ok: CREATE refuses another key, bad names, contexts, devices and symlinks, an existing name, flags, reserved words and op 99"
+
+step "SUBVOL and SNAPSHOT without the key"
+# In a directory of enc's policy, outside vol-ro: subvolumes given a context
+# of that policy, and a snapshot of one, named as stored.
+mkdir "$R/s"
+fscrypt-ioctl raw-set-context "$R/s" "$(echo "$encctx" | cut -c1-48)$(hex 16)" || fail "raw-set-context s"
+fscrypt-ioctl raw-subvol "$R/s" "$(hex 32)" --ctx="$newctx" || fail "raw-subvol in s"
+subvol=$R/s/$(ls "$R/s")
+[ "$(stat -c %i "$subvol")" = 256 ] || fail "$subvol is not a subvolume"
+fscrypt-ioctl get-policy "$subvol" >/dev/null || fail "$subvol has no policy"
+: >"$R/sv/f"
+fscrypt-ioctl raw-snapshot "$R/s" "$subvol" "$(hex 32)" || fail "raw-snapshot in s"
+[ "$(ls "$R/s" | wc -l)" = 2 ] || fail "s: $(ls "$R/s")"
+# A plain name in an unencrypted directory: an encrypted subvolume
+fscrypt-ioctl raw-subvol "$R" "$(printf esv | xxd -p)" --ctx="$newctx" || fail "raw-subvol esv"
+fscrypt-ioctl get-policy "$R/esv" >/dev/null || fail "esv has no policy"
+sync
+btrfs inspect-internal dump-tree -t root "$DISK2" >/tmp/roots
+[ "$(grep -c "SUBVOL_FSCRYPT" /tmp/roots)" = 3 ] ||
+	fail "expected 3 encrypted subvolumes (two in s, esv): $(grep -E 'flags 0x' /tmp/roots)"
+echo "ok: raw subvolumes and a snapshot in an encrypted directory, and an encrypted subvolume in a plain one, all flagged encrypted"
+dmesg_mark
+expect_errno EXDEV raw-subvol "$R/s" "$(hex 32)" --ctx="$otherctx"
+expect_kmsg "Refusing an encryption context of another policy than its directory's"
+expect_errno EINVAL raw-subvol "$R/s" "$(hex 32)"
+expect_errno EINVAL raw-subvol "$R" "$(printf psv | xxd -p)"
+expect_errno EINVAL raw-subvol "$R/s" "$(hex 15)" --ctx="$newctx"
+expect_errno EINVAL raw-subvol "$R" "$(printf 'a/b' | xxd -p)" --ctx="$newctx"
+expect_errno EEXIST raw-subvol "$R" "$(printf esv | xxd -p)" --ctx="$newctx"
+expect_errno EROFS raw-subvol "$MNT/vol-ro" "$(printf x | xxd -p)"
+dmesg_mark
+expect_errno EXDEV raw-snapshot "$R/s" "$R/sv" "$(hex 32)"
+expect_kmsg "snapshot of unencrypted subvolume"
+expect_errno EINVAL raw-snapshot "$R" "$R/sv" "$(printf sv2 | xxd -p)"
+expect_errno EINVAL raw-snapshot "$R/s" "$R/vol-ro/enc" "$(hex 32)"
+[ "$(ls "$R/s" | wc -l)" = 2 ] || fail "s after the refusals: $(ls "$R/s")"
+echo "ok: SUBVOL refuses another key, no context, bad and existing names, a read-only subvolume; SNAPSHOT an unencrypted source in an encrypted directory, an unencrypted destination, a source that is not a subvolume"
 
 step "with the key: plaintext names, symlink targets, devices, nonces"
 [ "$(fscrypt-ioctl add-key "$R" <"$E2E_KEY")" = "$KEYID" ] || fail "add-key on $R: not key $KEYID"

@@ -8,8 +8,10 @@
 # compressed file, a fifo and a 255-byte name; the incremental stream adds a
 # name swap, a directory move, an overwrite inside the 1 MiB file, a cut, a
 # growth over a hole, a punched hole, a new and a removed file. The
-# encrypted subvolume is received as one (its root context set raw, root
-# items flagged, the incremental's snapshot too). Without the key the
+# encrypted subvolume is received as one (made raw with its root context,
+# root items flagged, the incremental's snapshot too), and so is a subvolume
+# named in the encrypted directory, with a snapshot, into an empty directory
+# that gets that directory's context (its nonce). Without the key the
 # received snapshots show the source's no-key trees, and no marker of the
 # encrypted files' plaintext is on the receiving device (the unencrypted
 # file's is); once the key is added they read as the source (names, link
@@ -18,8 +20,11 @@
 # stream with the key present on the receiving side (at its first encrypted
 # entry; for the encrypted subvolume before anything is made, by its root
 # context or its parent's root), a subvolume named in an encrypted
-# directory (not supported yet) and a filesystem without the encrypt
-# feature (both before anything is made), a stream with a key identifier
+# directory into a directory that is not empty, a subvolume's root or of
+# another nonce (and an empty one not given a context when the parent of
+# an incremental stream is missing), one with a plain name into an
+# encrypted directory, and a filesystem without the encrypt feature (those
+# before anything is made), a stream with a key identifier
 # byte changed in an inode context or an extent context (by progs for its
 # checksum; with the checksum made again, fscrypt-ioctl stream-crc, by the
 # kernel). btrfs check passes on the receiving filesystem.
@@ -81,16 +86,30 @@ echo new >"$e/new"
 rm "$e/file-$name"
 sync
 btrfs subvolume snapshot -r "$MNT/vol" "$MNT/snaps/vol.2" >/dev/null
-# A subvolume named in an encrypted directory, which raw receive does not
-# make yet; sent raw while the key is present, which raw send never uses
-btrfs subvolume create "$e/nested" >/dev/null
-echo n >"$e/nested/f"
-btrfs subvolume snapshot -r "$e/nested" "$e/nested.1" >/dev/null
-btrfs send -q --raw -f /tmp/rv.n.stream "$e/nested.1" 2>/dev/null || fail "send --raw of nested.1"
+# A subvolume named in the encrypted directory, and two snapshots there;
+# sent raw while the key is present, which raw send never uses
+n=$e/nested
+btrfs subvolume create "$n" >/dev/null
+echo n >"$n/f"
+mkdir "$n/d"
+marker_file "$n/d/m" 10000 "$data"
+btrfs subvolume snapshot -r "$n" "$e/nested.1" >/dev/null
+echo g >"$n/g"
+rm "$n/f"
+btrfs subvolume snapshot -r "$n" "$e/nested.2" >/dev/null
+btrfs send -q --raw -f /tmp/rv.nested.1.stream "$e/nested.1" 2>/tmp/rv.err ||
+	fail "send --raw of nested.1: $(cat /tmp/rv.err)"
+btrfs send -q --raw -p "$e/nested.1" -f /tmp/rv.nested.2.stream "$e/nested.2" 2>/tmp/rv.err ||
+	fail "send --raw -p of nested.2: $(cat /tmp/rv.err)"
 for v in vol.1 vol.2 evol.1 evol.2; do
 	tree_modes "$MNT/snaps/$v" >"/tmp/rv.$v.plain"
 	digests "$MNT/snaps/$v" >"/tmp/rv.$v.digests"
 done
+for v in nested.1 nested.2; do
+	tree_modes "$e/$v" >"/tmp/rv.$v.plain"
+	digests "$e/$v" >"/tmp/rv.$v.digests"
+done
+fscrypt-ioctl get-nonce "$e" >/tmp/rv.enc.nonce
 e2e_remove_key
 for v in vol.1 vol.2 evol.1 evol.2; do
 	tree_modes "$MNT/snaps/$v" >"/tmp/rv.$v.nokey"
@@ -101,10 +120,10 @@ for v in vol evol; do
 	btrfs send -q --raw -p "$MNT/snaps/$v.1" -f "/tmp/rv.$v.2.stream" "$MNT/snaps/$v.2" 2>/tmp/rv.err ||
 		fail "send --raw -p of $v.2: $(cat /tmp/rv.err)"
 done
-for f in /tmp/rv.vol.1.stream /tmp/rv.vol.2.stream /tmp/rv.evol.1.stream /tmp/rv.evol.2.stream; do
+for f in /tmp/rv.*.stream; do
 	! grep -q -F -e "$data" -e "$name" "$f" || fail "a marker in the raw stream $f"
 done
-echo "ok: raw streams of vol.1, vol.2, evol.1 and evol.2 without the key, no marker in them"
+echo "ok: raw streams of vol.1, vol.2, evol.1 and evol.2 without the key, of nested.1 and nested.2 with it, no marker in them"
 
 step "received on $DISK2 without the key"
 mkfs_btrfs_encrypt "$DISK2"
@@ -120,36 +139,51 @@ for v in vol.1 vol.2 evol.1 evol.2; do
 	[ "$(btrfs subvolume show "$dst/$v" | awk '/Received UUID/ { print $3 }')" != - ] ||
 		fail "$v has no received UUID"
 done
-# Both evol.1 and its snapshot evol.2 are encrypted subvolumes: their root
-# items are flagged, as on the source, so that their snapshots stay encrypted
+# nested.1 and nested.2 go into an empty directory, which the first stream
+# gives the context of enc, where their names are on the source
+mkdir "$R/n"
+for v in nested.1 nested.2; do
+	btrfs receive -vvv -f "/tmp/rv.$v.stream" "$R/n" >/tmp/rv.out 2>&1 ||
+		fail "receive of $v: $(tail -n 8 /tmp/rv.out)"
+done
+[ "$(fscrypt-ioctl get-nonce "$R/n")" = "$(cat /tmp/rv.enc.nonce)" ] || fail "n has not enc's nonce"
+[ "$(ls "$R/n" | wc -l)" = 2 ] || fail "n: $(ls "$R/n")"
+# evol.1, its snapshot evol.2, and nested.1 and nested.2 are encrypted
+# subvolumes: their root items are flagged, as on the source, so that their
+# snapshots stay encrypted; vol.1 and vol.2 are not
 sync
 btrfs inspect-internal dump-tree -t root "$DISK2" >/tmp/rv.roots
-for v in evol.1 evol.2; do
-	id=$(btrfs subvolume show "$R/e/$v" | awk '/Subvolume ID:/ { print $3 }')
-	grep -A 3 "($id ROOT_ITEM" /tmp/rv.roots | grep -q "SUBVOL_FSCRYPT" ||
-		fail "root $id ($v) is not flagged SUBVOL_FSCRYPT: $(grep -A 3 "($id ROOT_ITEM" /tmp/rv.roots)"
+for v in e/evol.1 e/evol.2 vol.1; do
+	id=$(btrfs subvolume show "$R/$v" | awk '/Subvolume ID:/ { print $3 }')
+	echo "$id" >"/tmp/rv.id.${v#e/}"
 done
-grep -A 3 "($(btrfs subvolume show "$R/vol.1" | awk '/Subvolume ID:/ { print $3 }') ROOT_ITEM" /tmp/rv.roots |
-	grep -q "SUBVOL_FSCRYPT" && fail "vol.1, a plain subvolume, is flagged SUBVOL_FSCRYPT"
-echo "ok: vol.1, vol.2, evol.1 and evol.2 received without the key, the source's no-key trees; evol.1 and evol.2 flagged encrypted"
+for v in evol.1 evol.2; do
+	grep -A 3 "($(cat "/tmp/rv.id.$v") ROOT_ITEM" /tmp/rv.roots | grep -q "SUBVOL_FSCRYPT" ||
+		fail "$v is not flagged SUBVOL_FSCRYPT: $(grep -A 3 "($(cat "/tmp/rv.id.$v") ROOT_ITEM" /tmp/rv.roots)"
+done
+grep -A 3 "($(cat /tmp/rv.id.vol.1) ROOT_ITEM" /tmp/rv.roots | grep -q "SUBVOL_FSCRYPT" &&
+	fail "vol.1, a plain subvolume, is flagged SUBVOL_FSCRYPT"
+[ "$(grep -c SUBVOL_FSCRYPT /tmp/rv.roots)" = 4 ] ||
+	fail "expected 4 encrypted subvolumes: $(grep -E 'flags 0x' /tmp/rv.roots)"
+echo "ok: vol.1, vol.2, evol.1, evol.2, nested.1 and nested.2 received without the key, the first four as the source's no-key trees; the last four flagged encrypted"
 
 step "with the key: names, contents, ciphertext"
 [ "$(fscrypt-ioctl add-key "$R" <"$E2E_KEY")" = "$KEYID" ] || fail "add-key on $R: not key $KEYID"
 e2e_add_key
-for v in vol.1 vol.2 e/evol.1 e/evol.2; do
+for v in vol.1 vol.2 e/evol.1 e/evol.2 n/nested.1 n/nested.2; do
 	tree_modes "$R/$v" >/tmp/rv.dst
-	same "$v with the key" "/tmp/rv.${v#e/}.plain" /tmp/rv.dst
+	same "$v with the key" "/tmp/rv.${v#*/}.plain" /tmp/rv.dst
 	digests "$R/$v" >/tmp/rv.dst
-	same "$v contents" "/tmp/rv.${v#e/}.digests" /tmp/rv.dst
+	same "$v contents" "/tmp/rv.${v#*/}.digests" /tmp/rv.dst
 done
 src=$(fscrypt-ioctl extents "$MNT/snaps/vol.1/enc/big" | awk '$2 == "reg" && $1 == 0 { print $7 }')
 dst=$(fscrypt-ioctl extents "$R/vol.1/enc/big" | awk '$2 == "reg" && $1 == 0 { print $7 }')
 [ -n "$src" ] && [ -n "$dst" ] || fail "no first extent of big: '$src' '$dst'"
 read_bytes "$DISK1" "$src" 131072 >/tmp/rv.ct1
 read_bytes "$DISK2" "$dst" 131072 | cmp - /tmp/rv.ct1 || fail "big's first 128 KiB: not the same ciphertext on both disks"
-echo "ok: with the key the four snapshots read as the source; big's first extent holds the same ciphertext on both disks"
+echo "ok: with the key the six snapshots read as the source; big's first extent holds the same ciphertext on both disks"
 
-step "refused: the key present on the receiving side, a subvolume named in an encrypted directory, no encrypt feature"
+step "refused: the key present on the receiving side; for a subvolume named in an encrypted directory a destination that is not empty, a subvolume, or of another context; no encrypt feature"
 mkdir "$R/again" "$R/again2"
 btrfs receive -f /tmp/rv.vol.1.stream "$R/again" >/tmp/rv.out 2>&1 &&
 	fail "a raw receive with the key present succeeded"
@@ -166,10 +200,33 @@ grep -q "is present on the receiving filesystem" /tmp/rv.out || fail "no message
 [ -z "$(ls "$R/again2")" ] || fail "something was made in $R/again2: $(ls "$R/again2")"
 drop_caches
 fscrypt-ioctl remove-key "$R" "$KEYID" >/dev/null
-mkdir "$R/n"
-btrfs receive -f /tmp/rv.n.stream "$R/n" >/tmp/rv.out 2>&1 && fail "receive of a subvolume named in an encrypted directory succeeded"
-grep -q "not supported yet" /tmp/rv.out || fail "no message: $(tail -n 3 /tmp/rv.out)"
-[ -z "$(ls "$R/n")" ] || fail "something was made in $R/n: $(ls "$R/n")"
+# nested.1's stored name needs a destination of enc's context
+mkdir "$R/n3" "$R/n4"
+: >"$R/n3/x"
+btrfs receive -f /tmp/rv.nested.1.stream "$R/n3" >/tmp/rv.out 2>&1 && fail "receive of nested.1 into a non-empty directory succeeded"
+grep -q "the destination must be empty" /tmp/rv.out || fail "no message: $(tail -n 3 /tmp/rv.out)"
+[ "$(ls "$R/n3")" = x ] || fail "something was made in $R/n3: $(ls "$R/n3")"
+btrfs subvolume create "$R/sv" >/dev/null
+btrfs receive -f /tmp/rv.nested.1.stream "$R/sv" >/tmp/rv.out 2>&1 && fail "receive of nested.1 into a subvolume's root succeeded"
+grep -q "not a subvolume" /tmp/rv.out || fail "no message: $(tail -n 3 /tmp/rv.out)"
+[ -z "$(ls "$R/sv")" ] || fail "something was made in $R/sv: $(ls "$R/sv")"
+pctx=$(btrfs receive --dump -f /tmp/rv.nested.1.stream | sed -n 's/.*fscrypt_parent_context=\([0-9a-f]*\).*/\1/p' | head -n 1)
+[ ${#pctx} = 80 ] || fail "no parent context in the dump of nested.1: '$pctx'"
+# enc's context with another nonce
+fscrypt-ioctl raw-set-context "$R/n4" "$(echo "$pctx" | cut -c1-48)$(head -c 16 /dev/urandom | xxd -p | tr -d '\n')" ||
+	fail "raw-set-context n4"
+btrfs receive -f /tmp/rv.nested.1.stream "$R/n4" >/tmp/rv.out 2>&1 && fail "receive of nested.1 into a directory of another nonce succeeded"
+grep -q "not with the context" /tmp/rv.out || fail "no message: $(tail -n 3 /tmp/rv.out)"
+[ -z "$(ls "$R/n4")" ] || fail "something was made in $R/n4: $(ls "$R/n4")"
+# An incremental stream whose parent is not found: the empty destination
+# does not get the context
+mkdir "$R/n5"
+btrfs receive -f /tmp/rv.nested.2.stream "$R/n5" >/tmp/rv.out 2>&1 && fail "receive of nested.2 without its parent succeeded"
+! fscrypt-ioctl get-policy "$R/n5" >/dev/null 2>&1 || fail "n5 was given a context by a refused stream"
+# A subvolume with a plain name into an encrypted destination
+btrfs receive -f /tmp/rv.evol.1.stream "$R/n" >/tmp/rv.out 2>&1 && fail "receive of evol.1 into an encrypted directory succeeded"
+grep -q "not encrypted on the sending side" /tmp/rv.out || fail "no message: $(tail -n 3 /tmp/rv.out)"
+[ "$(ls "$R/n" | wc -l)" = 2 ] || fail "something was made in $R/n: $(ls "$R/n")"
 mkfs_btrfs "$DISK3"
 mount_btrfs "$DISK3" /mnt/p
 btrfs receive -f /tmp/rv.vol.1.stream /mnt/p >/tmp/rv.out 2>&1 && fail "a raw receive without the encrypt feature succeeded"
