@@ -31,7 +31,7 @@
 #define __noreturn	__attribute__((noreturn))
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define MAX_POSITIONAL	5
+#define MAX_POSITIONAL	6
 #define MAX_OPTIONS	8
 
 static const char *progname = "fscrypt-ioctl";
@@ -165,6 +165,11 @@ static const char usage_text[] =
 	"                           or SNAPSHOT: a subvolume with the root context\n"
 	"                           --ctx, or a snapshot of the subvolume SRC, named\n"
 	"                           NAMEHEX as stored in DIR: no key needed)\n"
+	"  raw-clone DIR DST SRC SRCOFF DSTOFF LEN\n"
+	"                           (btrfs, as root: BTRFS_IOC_FSCRYPT_RAW CLONE\n"
+	"                           on DIR: LEN bytes of the encrypted SRC at\n"
+	"                           SRCOFF shared at DSTOFF of the encrypted DST,\n"
+	"                           both opened O_PATH: no key needed)\n"
 	"  help\n"
 	"\n"
 	"KEYSPEC is a 32-hex-digit v2 key identifier or a 16-hex-digit v1 descriptor.\n"
@@ -1013,6 +1018,7 @@ _Static_assert(sizeof(struct raw_args) == 168, "struct btrfs_ioctl_fscrypt_raw_a
 #define RAW_PUNCH	7
 #define RAW_SUBVOL	8
 #define RAW_SNAPSHOT	9
+#define RAW_CLONE	10
 #define RAW_PTR(buf)	((__u64)(uintptr_t)(buf))
 
 /* Room beyond the kernel's limits, for the probes of those limits. */
@@ -2143,6 +2149,30 @@ static int cmd_raw_snapshot(const struct cmd_args *args)
 	return ret;
 }
 
+/* BTRFS_FSCRYPT_RAW_CLONE: both files opened O_PATH, as raw receive does */
+static int cmd_raw_clone(const struct cmd_args *args)
+{
+	struct btrfs_ioctl_clone_range_args clone = {
+		.src_offset = parse_u64(args->pos[3]),
+		.src_length = parse_u64(args->pos[5]),
+		.dest_offset = parse_u64(args->pos[4]),
+	};
+	struct raw_args ra = {
+		.op = RAW_CLONE,
+		.data = RAW_PTR(&clone),
+		.data_len = sizeof(clone),
+	};
+	int src, ret;
+
+	src = open(args->pos[2], O_PATH | O_CLOEXEC);
+	if (src < 0)
+		return report_syscall_error("open O_PATH", args->pos[2], errno);
+	clone.src_fd = src;
+	ret = raw_on_path(args->pos[0], args->pos[1], &ra);
+	close(src);
+	return ret;
+}
+
 static const struct command {
 	const char *name;
 	int (*fn)(const struct cmd_args *args);
@@ -2175,6 +2205,7 @@ static const struct command {
 	{ "raw-punch", cmd_raw_punch, 4, false },
 	{ "raw-subvol", cmd_raw_subvol, 2, true },
 	{ "raw-snapshot", cmd_raw_snapshot, 3, false },
+	{ "raw-clone", cmd_raw_clone, 6, false },
 	{ "extents", cmd_extents, 1, true },
 	{ "chunks", cmd_chunks, 1, false },
 	{ "rename2", cmd_rename2, 3, false },

@@ -8,7 +8,12 @@
 # right; refused, with their errnos: a caller without CAP_SYS_ADMIN, a
 # context of another key (with a message), unencrypted data, another data
 # unit size, an unaligned offset, a directory, an unencrypted file, and
-# nothing changes. Without the key, raw-punch and raw-setsize (patch 45)
+# nothing changes. Without the key, raw-clone (patch 48) shares a file's
+# extents with another, at 0 and past its end (read back with the key: the
+# same data, the same extents); refused: unaligned offsets or length, no
+# length, a range past the end, an overlap in one file, an inline extent
+# (with a message), an unencrypted file either way, a directory, uid 1000.
+# Without the key, raw-punch and raw-setsize (patch 45)
 # punch a hole, cut a raw-written file to an unaligned size and to 256 KiB
 # and grow it to 1 MiB, and empty a file with an inline extent; refused:
 # a larger size, or a raw write, past an unaligned size whose block holds
@@ -38,13 +43,17 @@ marker_file "$REF/z" 131072 "compressible line $(head -c 8 /dev/urandom | xxd -p
 cp "$REF/z" "$enc/z"
 sync
 mount -o remount,compress=no "$MNT"
-touch "$enc/copy" "$enc/zcopy" "$enc/cut"
+touch "$enc/copy" "$enc/zcopy" "$enc/cut" "$enc/cl" "$enc/cl2"
 echo "an inline extent" >"$enc/inl"
+echo "another inline extent" >"$enc/inl2"
 sync
 ino_copy=$(stat -c %i "$enc/copy")
 ino_zcopy=$(stat -c %i "$enc/zcopy")
 ino_cut=$(stat -c %i "$enc/cut")
 ino_inl=$(stat -c %i "$enc/inl")
+ino_cl=$(stat -c %i "$enc/cl")
+ino_cl2=$(stat -c %i "$enc/cl2")
+ino_inl2=$(stat -c %i "$enc/inl2")
 
 step "with the key: the encoded parts of big and the compressed z"
 fscrypt-ioctl extents "$enc/big" | awk '$2 == "reg"' >/tmp/rw.bigext
@@ -153,6 +162,33 @@ expect_errno_user EPERM raw-setsize "$enc" "$cut" 0
 	[ "$(stat -c %s "$MNT/plain/f")" = 0 ] || fail "a refused SETSIZE or PUNCH changed a size"
 echo "ok: cut punched, cut down to 300000 bytes and 256 KiB, grown to 1 MiB; inl emptied; refusals"
 
+step "CLONE without the key"
+cl=$(find "$enc" -inum "$ino_cl")
+cl2=$(find "$enc" -inum "$ino_cl2")
+inl2=$(find "$enc" -inum "$ino_inl2")
+# copy's eight extents at 0, and its second again past the end
+fscrypt-ioctl raw-clone "$enc" "$cl" "$copy" 0 0 1048576 || fail "raw-clone of copy into cl"
+fscrypt-ioctl raw-clone "$enc" "$cl" "$copy" 131072 1048576 131072 || fail "raw-clone of copy's part 1 past cl's end"
+[ "$(stat -c %s "$cl")" = 1179648 ] || fail "cl has $(stat -c %s "$cl") bytes, not 1179648"
+expect_errno EINVAL raw-clone "$enc" "$cl" "$copy" 100 0 4096
+expect_errno EINVAL raw-clone "$enc" "$cl" "$copy" 0 100 4096
+expect_errno EINVAL raw-clone "$enc" "$cl" "$copy" 0 0 100
+expect_errno EINVAL raw-clone "$enc" "$cl" "$copy" 0 0 0
+expect_errno EINVAL raw-clone "$enc" "$cl" "$copy" 1048576 0 4096
+expect_errno EINVAL raw-clone "$enc" "$cl" "$cl" 0 4096 8192
+dmesg_mark
+if [ -z "${SECTORSIZE:-}" ]; then
+	expect_errno EINVAL raw-clone "$enc" "$cl2" "$inl2" 0 0 "$(stat -c %s "$inl2")"
+	expect_kmsg "cannot clone the encrypted inline extent"
+fi
+expect_errno EINVAL raw-clone "$enc" "$MNT/plain/f" "$copy" 0 0 4096
+expect_errno EINVAL raw-clone "$enc" "$cl2" "$MNT/plain/f" 0 0 4096
+expect_errno EISDIR raw-clone "$enc" "$cl2" "$enc" 0 0 4096
+expect_errno_user EPERM raw-clone "$enc" "$cl" "$copy" 0 0 4096
+[ "$(stat -c %s "$cl")" = 1179648 ] && [ "$(stat -c %s "$cl2")" = 0 ] ||
+	fail "a refused CLONE changed a size"
+echo "ok: copy cloned into cl, twice; refusals"
+
 step "btrfs check, then with the key: the copies read as the source"
 sync
 e2e_umount
@@ -167,6 +203,13 @@ cmp "$REF/z" "$enc/zcopy" || fail "zcopy does not read as z"
 { head -c 131072 "$REF/big"; head -c 917504 /dev/zero; } >/tmp/rw.cut
 cmp /tmp/rw.cut "$enc/cut" || fail "cut is not big's first 128 KiB and zeroes"
 [ "$(stat -c %s "$enc/inl")" = 0 ] || fail "inl is not empty"
+{ cat "$REF/big"; head -c 262144 "$REF/big" | tail -c 131072; } | cmp - "$enc/cl" ||
+	fail "cl does not read as big and big's second 128 KiB"
+fscrypt-ioctl extents "$enc/cl" | awk '$2 == "reg" { print $7 }' >/tmp/rw.clphys
+fscrypt-ioctl extents "$enc/copy" | awk '$2 == "reg" { print $7 }' >/tmp/rw.copyphys
+[ "$(wc -l </tmp/rw.clphys)" = 9 ] && [ "$(sort -u /tmp/rw.clphys | wc -l)" = 8 ] &&
+	[ "$(sort -u /tmp/rw.clphys /tmp/rw.copyphys | wc -l)" = 8 ] ||
+	fail "cl does not share copy's eight extents: $(tr '\n' ' ' </tmp/rw.clphys)"
 fscrypt-ioctl extents "$enc/cut" | awk '$2 == "reg"' >/tmp/rw.cutext
 [ "$(wc -l </tmp/rw.cutext)" = 1 ] || fail "cut has not one extent: $(cat /tmp/rw.cutext)"
 fscrypt-ioctl extents "$enc/copy" | awk '$2 == "reg"' >/tmp/rw.copyext

@@ -7,7 +7,8 @@
 # one extent (sent in 128 KiB pieces), a small file (an inline extent), a
 # compressed file, a fifo and a 255-byte name; the incremental stream adds a
 # name swap, a directory move, an overwrite inside the 1 MiB file, a cut, a
-# growth over a hole, a punched hole, a new and a removed file. The
+# growth over a hole, a punched hole, a new and a removed file, and a
+# reflinked file in each stream (shared again on the receiver). The
 # encrypted subvolume is received as one (made raw with its root context,
 # root items flagged, the incremental's snapshot too), and so is a subvolume
 # named in the encrypted directory, with a snapshot, into an empty directory
@@ -54,6 +55,9 @@ marker_file "$e/holes" 65536 "$data"
 mkfifo "$e/fifo"
 echo long >"$e/$(name_of_length 255 n)"
 echo "$name" >"$e/file-$name"
+touch "$e/bigclone"
+fscrypt-ioctl clone "$e/big" "$e/bigclone" || fail "clone of big"
+marker_file "$e/keep" 65536 "$data"
 mkdir "$MNT/vol/plain"
 plain=MARKERrecvplain$rnd
 echo "$plain" >"$MNT/vol/plain/f"
@@ -84,6 +88,8 @@ truncate -s 4096 "$e/grow" && truncate -s 10000 "$e/grow"
 fscrypt-ioctl punch "$e/holes" 8192 16384
 echo new >"$e/new"
 rm "$e/file-$name"
+touch "$e/keep2"
+fscrypt-ioctl clone "$e/keep" "$e/keep2" || fail "clone of keep"
 sync
 btrfs subvolume snapshot -r "$MNT/vol" "$MNT/snaps/vol.2" >/dev/null
 # A subvolume named in the encrypted directory, and two snapshots there;
@@ -96,6 +102,8 @@ marker_file "$n/d/m" 10000 "$data"
 btrfs subvolume snapshot -r "$n" "$e/nested.1" >/dev/null
 echo g >"$n/g"
 rm "$n/f"
+touch "$n/m2"
+fscrypt-ioctl clone "$n/d/m" "$n/m2" || fail "clone of nested/d/m"
 btrfs subvolume snapshot -r "$n" "$e/nested.2" >/dev/null
 btrfs send -q --raw -f /tmp/rv.nested.1.stream "$e/nested.1" 2>/tmp/rv.err ||
 	fail "send --raw of nested.1: $(cat /tmp/rv.err)"
@@ -176,6 +184,19 @@ for v in vol.1 vol.2 e/evol.1 e/evol.2 n/nested.1 n/nested.2; do
 	digests "$R/$v" >/tmp/rv.dst
 	same "$v contents" "/tmp/rv.${v#*/}.digests" /tmp/rv.dst
 done
+# Extents that reflinks share on the source are shared on the receiver:
+# cloned by raw receive, from the stream itself (bigclone), from the
+# parent snapshot or the stream (keep2, m2; the parent of nested.2 is
+# found among the destination's entries)
+shared() {
+	a=$(fscrypt-ioctl extents "$1" | awk '$2 == "reg" { print $7 }' | sort -u | tr '\n' ' ')
+	b=$(fscrypt-ioctl extents "$2" | awk '$2 == "reg" { print $7 }' | sort -u | tr '\n' ' ')
+	[ -n "$a" ] && [ "$a" = "$b" ] || fail "$1 and $2 do not share their extents: '$a' '$b'"
+}
+shared "$R/vol.1/enc/big" "$R/vol.1/enc/bigclone"
+shared "$R/vol.2/enc/keep" "$R/vol.2/enc/keep2"
+shared "$R/n/nested.2/d/m" "$R/n/nested.2/m2"
+echo "ok: bigclone, keep2 and m2 share their sources' extents on the receiver"
 src=$(fscrypt-ioctl extents "$MNT/snaps/vol.1/enc/big" | awk '$2 == "reg" && $1 == 0 { print $7 }')
 dst=$(fscrypt-ioctl extents "$R/vol.1/enc/big" | awk '$2 == "reg" && $1 == 0 { print $7 }')
 [ -n "$src" ] && [ -n "$dst" ] || fail "no first extent of big: '$src' '$dst'"
