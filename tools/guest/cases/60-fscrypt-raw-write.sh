@@ -12,7 +12,9 @@
 # extents with another, at 0 and past its end (read back with the key: the
 # same data, the same extents); refused: unaligned offsets or length, no
 # length, a range past the end, an overlap in one file, an inline extent
-# (with a message), an unencrypted file either way, a directory, uid 1000.
+# (with a message), an unencrypted file either way, a directory, uid 1000,
+# RLIMIT_FSIZE, a destination past an unaligned size whose block holds data
+# (with a message; allowed once the block is punched).
 # Without the key, raw-punch and raw-setsize (patch 45)
 # punch a hole, cut a raw-written file to an unaligned size and to 256 KiB
 # and grow it to 1 MiB, and empty a file with an inline extent; refused:
@@ -43,7 +45,7 @@ marker_file "$REF/z" 131072 "compressible line $(head -c 8 /dev/urandom | xxd -p
 cp "$REF/z" "$enc/z"
 sync
 mount -o remount,compress=no "$MNT"
-touch "$enc/copy" "$enc/zcopy" "$enc/cut" "$enc/cl" "$enc/cl2"
+touch "$enc/copy" "$enc/zcopy" "$enc/cut" "$enc/cl" "$enc/cl2" "$enc/cl3"
 echo "an inline extent" >"$enc/inl"
 echo "another inline extent" >"$enc/inl2"
 sync
@@ -53,6 +55,7 @@ ino_cut=$(stat -c %i "$enc/cut")
 ino_inl=$(stat -c %i "$enc/inl")
 ino_cl=$(stat -c %i "$enc/cl")
 ino_cl2=$(stat -c %i "$enc/cl2")
+ino_cl3=$(stat -c %i "$enc/cl3")
 ino_inl2=$(stat -c %i "$enc/inl2")
 
 step "with the key: the encoded parts of big and the compressed z"
@@ -166,10 +169,24 @@ step "CLONE without the key"
 cl=$(find "$enc" -inum "$ino_cl")
 cl2=$(find "$enc" -inum "$ino_cl2")
 inl2=$(find "$enc" -inum "$ino_inl2")
+cl3=$(find "$enc" -inum "$ino_cl3")
 # copy's eight extents at 0, and its second again past the end
 fscrypt-ioctl raw-clone "$enc" "$cl" "$copy" 0 0 1048576 || fail "raw-clone of copy into cl"
 fscrypt-ioctl raw-clone "$enc" "$cl" "$copy" 131072 1048576 131072 || fail "raw-clone of copy's part 1 past cl's end"
 [ "$(stat -c %s "$cl")" = 1179648 ] || fail "cl has $(stat -c %s "$cl") bytes, not 1179648"
+# Past an unaligned size, as a raw write: refused while the last block
+# holds data, allowed once it is a hole (the rest of it is not zeroed)
+fscrypt-ioctl raw-write "$enc" "$cl3" 0 /tmp/rw.p0 "$(cat /tmp/rw.m0)" >/dev/null || fail "raw write into cl3"
+fscrypt-ioctl raw-setsize "$enc" "$cl3" 5000 || fail "raw-setsize of cl3 to 5000"
+dmesg_mark
+expect_errno EINVAL raw-clone "$enc" "$cl3" "$copy" 0 8192 4096
+expect_kmsg "refusing a raw clone past the unaligned size of an encrypted file"
+fscrypt-ioctl raw-punch "$enc" "$cl3" 4096 4096 || fail "raw-punch of cl3's last block"
+fscrypt-ioctl raw-clone "$enc" "$cl3" "$copy" 131072 8192 4096 || fail "raw-clone past cl3's unaligned size, its last block a hole"
+[ "$(stat -c %s "$cl3")" = 12288 ] || fail "cl3 has $(stat -c %s "$cl3") bytes, not 12288"
+out=$(sh -c 'ulimit -f 16; trap "" XFSZ; exec fscrypt-ioctl --print-errno raw-clone "$1" "$2" "$3" 0 65536 4096' - "$enc" "$cl2" "$copy" 2>/dev/null) &&
+	fail "raw-clone past RLIMIT_FSIZE succeeded"
+[ "$out" = EFBIG ] || fail "raw-clone past RLIMIT_FSIZE: expected EFBIG, got '$out'"
 expect_errno EINVAL raw-clone "$enc" "$cl" "$copy" 100 0 4096
 expect_errno EINVAL raw-clone "$enc" "$cl" "$copy" 0 100 4096
 expect_errno EINVAL raw-clone "$enc" "$cl" "$copy" 0 0 100
@@ -203,6 +220,8 @@ cmp "$REF/z" "$enc/zcopy" || fail "zcopy does not read as z"
 { head -c 131072 "$REF/big"; head -c 917504 /dev/zero; } >/tmp/rw.cut
 cmp /tmp/rw.cut "$enc/cut" || fail "cut is not big's first 128 KiB and zeroes"
 [ "$(stat -c %s "$enc/inl")" = 0 ] || fail "inl is not empty"
+{ head -c 4096 "$REF/big"; head -c 4096 /dev/zero; head -c 135168 "$REF/big" | tail -c 4096; } | cmp - "$enc/cl3" ||
+	fail "cl3 is not big's first block, a hole and big's block 32"
 { cat "$REF/big"; head -c 262144 "$REF/big" | tail -c 131072; } | cmp - "$enc/cl" ||
 	fail "cl does not read as big and big's second 128 KiB"
 fscrypt-ioctl extents "$enc/cl" | awk '$2 == "reg" { print $7 }' >/tmp/rw.clphys
