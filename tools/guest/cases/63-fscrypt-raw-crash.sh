@@ -26,6 +26,7 @@ if [ "$PHASE" = 1 ]; then
 	mount -o remount,commit=300 "$MNT"
 	enc=$MNT/enc
 	e2e_encrypt "$enc"
+	rm -rf /tmp/phase
 	mkdir -p /tmp/phase
 	random_file /tmp/phase/big 524288
 	cp /tmp/phase/big "$enc/big"
@@ -33,9 +34,9 @@ if [ "$PHASE" = 1 ]; then
 	sync
 	k=0
 	while [ $k -lt 4 ]; do
-		fscrypt-ioctl encoded-read "$enc/big" $((k * 131072)) "/tmp/p$k" >"/tmp/m$k" ||
+		fscrypt-ioctl encoded-read "$enc/big" $((k * 131072)) "/tmp/rc.p$k" >"/tmp/rc.m$k" ||
 			fail "encoded read of part $k"
-		field "$(cat "/tmp/m$k")" context >>/tmp/phase/ctx
+		field "$(cat "/tmp/rc.m$k")" context >>/tmp/phase/ctx
 		k=$((k + 1))
 	done
 	gen=$(sb_generation)
@@ -43,7 +44,7 @@ if [ "$PHASE" = 1 ]; then
 
 	step "raw write and raw clone, fsync'd, only in the log tree"
 	for k in 1 0 3 2; do
-		fscrypt-ioctl raw-write "$enc" "$enc/w" $((k * 131072)) "/tmp/p$k" "$(cat "/tmp/m$k")" >/dev/null ||
+		fscrypt-ioctl raw-write "$enc" "$enc/w" $((k * 131072)) "/tmp/rc.p$k" "$(cat "/tmp/rc.m$k")" >/dev/null ||
 			fail "raw write of part $k"
 	done
 	fscrypt-ioctl raw-clone "$enc" "$enc/c" "$enc/big" 0 0 524288 || fail "raw clone of big"
