@@ -499,6 +499,30 @@ power_cut() {
 	fail "the guest did not reset"
 }
 
+# sb_generation: the generation of $DISK1's superblock (the last committed
+# transaction), read past the page cache.
+sb_generation() {
+	dd if="$DISK1" bs=4096 skip=16 count=1 iflag=direct 2>/dev/null |
+		dd bs=8 skip=9 count=1 2>/dev/null | od -An -tu8 | tr -d ' '
+}
+
+# crash_phase2: phase 2 of a case whose phase 1 kept its files, the key
+# (key) and its identifier (keyid) in /tmp/phase: those back, E2E_KEY and
+# KEYID set, and $DISK1 mounted without the key, which must replay the log
+# tree that phase 1's fsyncs wrote.
+crash_phase2() {
+	step "phase 2: what phase 1 kept"
+	phase_load /tmp/phase
+	cp /tmp/phase/key "$E2E_KEY"
+	KEYID=$(cat /tmp/phase/keyid)
+	step "mount after the power cut: log replay, without the key"
+	dmesg_mark
+	e2e_mount
+	dmesg_since | grep -E 'tree-log|log replay' || true
+	dmesg_since | grep -q 'start tree-log replay' ||
+		fail "no log replay at mount: the fsync'd changes were not in the log tree"
+}
+
 # phase_save DIR: keeps DIR's files (a tar archive) for phase 2, on $DISK4,
 # which a two-phase case must leave alone; phase_load DIR gets them back.
 phase_save() {
