@@ -25,7 +25,8 @@
 # another nonce (and an empty one not given a context when the parent of
 # an incremental stream is missing), one with a plain name into an
 # encrypted directory, and a filesystem without the encrypt feature (those
-# before anything is made), a stream with a key identifier
+# before anything is made), with 64 KiB pages ciphertext of 4 KiB data
+# units onto 64 KiB sectors, a stream with a key identifier
 # byte changed in an inode context or an extent context (by progs for its
 # checksum; with the checksum made again, fscrypt-ioctl stream-crc, by the
 # kernel). btrfs check passes on the receiving filesystem.
@@ -254,6 +255,19 @@ btrfs receive -f /tmp/rv.vol.1.stream /mnt/p >/tmp/rv.out 2>&1 && fail "a raw re
 grep -q "does not have encryption enabled" /tmp/rv.out || fail "no message: $(tail -n 3 /tmp/rv.out)"
 [ -z "$(ls /mnt/p)" ] || fail "something was made in /mnt/p: $(ls /mnt/p)"
 umount /mnt/p
+# With 64 KiB pages (ARCH=arm64-64k), a filesystem of 64 KiB sectors: the
+# ciphertext, in data units of the sender's 4 KiB sectors, cannot be
+# stored there without the key
+if [ -n "${SECTORSIZE:-}" ]; then
+	mkfs.btrfs -q -f -O encrypt -s 65536 "$DISK3" >/dev/null
+	mount_btrfs "$DISK3" /mnt/p
+	btrfs receive -f /tmp/rv.vol.1.stream /mnt/p >/tmp/rv.out 2>&1 &&
+		fail "a raw receive onto 64 KiB sectors succeeded"
+	grep -q "in data units of 4096 bytes, this filesystem's sectors are of 65536" /tmp/rv.out ||
+		fail "no message: $(tail -n 3 /tmp/rv.out)"
+	umount /mnt/p
+	echo "ok: ciphertext of 4 KiB data units refused on 64 KiB sectors"
+fi
 echo "ok: refused with a message, nothing made but for the first"
 
 step "refused: a changed byte of an inode context, of an extent context"
