@@ -986,7 +986,7 @@ out:
 }
 
 /*
- * BTRFS_IOC_FSCRYPT_RAW of the series (patch 42), which the system's
+ * BTRFS_IOC_FSCRYPT_RAW of the series (patch 39), which the system's
  * linux/btrfs.h does not have: struct btrfs_ioctl_fscrypt_raw_args.
  */
 struct raw_args {

@@ -408,7 +408,7 @@ profile_rows() {
 		print "name hashes); keys: keys set on a transform (setkey); bounce: bounce pages;"
 		print "units: data units en- or decrypted (dmcrypt-btrfs: crypt_convert() calls, one a bio) and"
 		print "the time in the cipher; names: names en- or decrypted; inodes: key setups of inodes;"
-		print "btrfs-noinline: btrfs mounted with max_inline=0 (small files in data extents, as encrypted ones were before patch 36)"
+		print "btrfs-noinline: btrfs mounted with max_inline=0 (small files in data extents, as encrypted ones were before patch 32)"
 	}' /tmp/bench.profile | sed '1i ==== where the time goes (one run with the function profiler; time includes callees)'
 	echo "==== end of profile"
 }

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Read repair on each path that reads data, on RAID1 over two disks: since
-# patch 0007 btrfs_submit_bio() verifies every data read and repairs it from
-# the other copy, and (patch 0027) decrypts it only after. Case 33 covers
+# patch 0005 btrfs_submit_bio() verifies every data read and repairs it from
+# the other copy, and (patch 0024) decrypts it only after. Case 33 covers
 # buffered reads of regular extents; here, each with one block of each copy
 # overwritten (different blocks, so that whichever copy a read picks has a
 # bad block):
 # - a compressed extent, read with the key: right data, the bad copy that
 #   was read is rewritten;
 # - an O_DIRECT read (buffered I/O for an encrypted file);
-# - an encoded read: the extent as stored, repaired (before 0007 an encoded
+# - an encoded read: the extent as stored, repaired (before 0005 an encoded
 #   read failed on a bad copy instead);
 # - the same block bad in both copies: reads of that page fail with EIO,
 #   reads of the other pages of the file succeed, and nothing is rewritten.

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# Bios split at stripe boundaries by btrfs_submit_bio() (patch 0008): RAID10
+# Bios split at stripe boundaries by btrfs_submit_bio() (patch 0005): RAID10
 # data over four disks, so that every 64 KiB of an extent is on another pair
 # of devices. Files written buffered, with O_DIRECT and compressed (extents
 # of more than 64 KiB on disk: each bio crosses stripes) read back, buffered

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# BTRFS_IOC_FSCRYPT_RAW, SET_CONTEXT and CREATE (patch 42): encrypted
+# BTRFS_IOC_FSCRYPT_RAW, SET_CONTEXT and CREATE (patch 39): encrypted
 # entries made again, without their key, from what a raw send stream
 # carries. On $DISK1, vol/enc holds an empty file, a directory with a file,
 # a 255-byte name, a short and a long symlink to marker targets, a fifo, a
@@ -22,7 +22,7 @@
 # context, a fifo with a device, a symlink length that does not match, a
 # symlink target too long, an existing name (also after drop_caches);
 # nonzero flags or reserved words, an unknown op. SUBVOL and SNAPSHOT
-# (patch 47) make encrypted subvolumes, flagged, named as stored in an
+# (patch 44) make encrypted subvolumes, flagged, named as stored in an
 # encrypted directory and by a plain name in a plain one, and refuse another
 # key's context (with a message), no context, bad and existing names, a
 # read-only parent, a snapshot of an unencrypted subvolume into an

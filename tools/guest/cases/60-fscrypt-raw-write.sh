@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# BTRFS_IOC_FSCRYPT_RAW WRITE (patch 43): ciphertext stored into encrypted
+# BTRFS_IOC_FSCRYPT_RAW WRITE (patch 40): ciphertext stored into encrypted
 # files without their key. With the key, a 1 MiB extent is read encoded in
 # its 8 parts of 128 KiB (7 with version 2 contexts) and a compressed extent
 # whole (case 46). The key is removed; raw-write puts them into two empty
@@ -8,14 +8,14 @@
 # right; refused, with their errnos: a caller without CAP_SYS_ADMIN, a
 # context of another key (with a message), unencrypted data, another data
 # unit size, an unaligned offset, a directory, an unencrypted file, and
-# nothing changes. Without the key, raw-clone (patch 48) shares a file's
+# nothing changes. Without the key, raw-clone (patch 45) shares a file's
 # extents with another, at 0 and past its end (read back with the key: the
 # same data, the same extents); refused: unaligned offsets or length, no
 # length, a range past the end, an overlap in one file, an inline extent
 # (with a message), an unencrypted file either way, a directory, uid 1000,
 # RLIMIT_FSIZE, a destination past an unaligned size whose block holds data
 # (with a message; allowed once the block is punched).
-# Without the key, raw-punch and raw-setsize (patch 45)
+# Without the key, raw-punch and raw-setsize (patch 42)
 # punch a hole, cut a raw-written file to an unaligned size and to 256 KiB
 # and grow it to 1 MiB, and empty a file with an inline extent; refused:
 # a larger size, or a raw write, past an unaligned size whose block holds

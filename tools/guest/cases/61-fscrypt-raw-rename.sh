@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# BTRFS_IOC_FSCRYPT_RAW, LINK and RENAME (patch 44): the names of a raw
+# BTRFS_IOC_FSCRYPT_RAW, LINK and RENAME (patch 41): the names of a raw
 # send stream replayed without the key, as raw receive will replay them.
 # The source: an encrypted subvolume (evol, its root directory encrypted,
 # so that its orphans have 63-byte stored names) and an encrypted directory

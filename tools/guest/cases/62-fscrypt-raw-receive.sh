@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # "btrfs send --raw | btrfs receive" without the key (progs 0006 on patches
-# 41-46): a plain subvolume holding an encrypted directory and a plain one,
+# 38-45): a plain subvolume holding an encrypted directory and a plain one,
 # and an encrypted subvolume, each sent raw in full and incrementally and
 # received on a second filesystem that never had the key. The encrypted
 # directory holds the reference tree (hard link, symlinks), a 1 MiB file in

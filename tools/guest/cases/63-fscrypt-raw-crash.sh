@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# Crash safety of raw receive's data operations (patches 43 and 48; lib.sh:
+# Crash safety of raw receive's data operations (patches 40 and 45; lib.sh:
 # power_cut). Phase 1: a committed encrypted file of 512 KiB in one extent
 # is read encoded in its 4 parts of 128 KiB (3 with version 2 contexts);
 # raw-write puts them into a committed empty file of the same directory and
